@@ -1,0 +1,139 @@
+"""The figure ledger: every executable notebook, its parameter contract and its outputs.
+
+One entry per notebook. Figure notebooks (kind ``figure``) regenerate one paper figure and
+write ``<id>.svg`` plus the tidy ``<id>.csv`` they plotted; derivation notebooks carry the
+algebra of one model. Both start with a ``parameters`` cell that :func:`check` validates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .params import Param, Spec, ordered
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+EXPECTED = NOTEBOOKS / "expected"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ledger row: which notebook, what it shows, which parameters it accepts."""
+
+    id: str
+    notebook: str
+    kind: str
+    title: str
+    spec: Spec
+    rtol: float = 1e-6
+    atol: float = 1e-9
+
+    @property
+    def path(self) -> Path:
+        return NOTEBOOKS / self.notebook
+
+
+OUT_DIR = Param("out_dir", str, "", help="where to write <id>.svg and <id>.csv; empty: nowhere")
+
+
+def _p(name: str, kind: type, default: Any, **kw: Any) -> Param:
+    return Param(name, kind, default, **kw)
+
+
+CAPACITY = _p("capacity_mbps", float, 50.0, low=0.0, high=100_000.0, low_open=True,
+              help="bottleneck capacity, Mbit/s")
+RTT = _p("rtt_ms", float, 40.0, low=0.0, high=10_000.0, low_open=True,
+         help="base round-trip time, ms")
+BUF_MIN = _p("buffer_min_bdp", float, 1.05, low=1.0, high=1000.0, low_open=True,
+             help="smallest buffer, BDP (the model needs more than 1 BDP)")
+BUF_MAX = _p("buffer_max_bdp", float, 30.0, low=1.0, high=1000.0, low_open=True,
+             help="largest buffer, BDP")
+POINTS = _p("n_points", int, 300, low=2, high=5000, help="buffer sizes on the curve")
+DURATION = _p("duration_s", float, 120.0, low=1.0, high=86_400.0,
+              help="competition time d of Ware et al.'s eq. (4), s")
+PACKET = _p("packet_bytes", int, 1500, low=64, high=65_535, help="packet size for Ware's q")
+CURVE = (BUF_MIN, BUF_MAX, POINTS)
+CURVE_RULES = (ordered("buffer_min_bdp", "buffer_max_bdp"),)
+
+
+def _spec(*params: Param, rules: tuple = ()) -> Spec:
+    return Spec(tuple(params) + (OUT_DIR,), tuple(rules))
+
+
+ENTRIES: tuple[Entry, ...] = (
+    Entry("derive-ware", "derive_ware.ipynb", "derivation",
+          "Ware et al.'s model (Mishra eqs. 2-4)",
+          _spec(CAPACITY, RTT, DURATION, PACKET)),
+    Entry("derive-two-flow", "derive_two_flow.ipynb", "derivation",
+          "The two-flow model (Mishra eqs. 5-20)",
+          _spec(_p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
+    Entry("derive-multi-flow", "derive_multi_flow.ipynb", "derivation",
+          "Multi-flow bounds and the Nash equilibrium (Mishra eqs. 21-25)",
+          _spec(_p("n_flows", int, 10, low=2, high=1000),
+                _p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
+    Entry("M-F1", "fig_m_f1.ipynb", "figure",
+          "BBR share vs buffer, 1 CUBIC vs 1 BBR: Ware et al. vs Mishra et al.",
+          _spec(CAPACITY, RTT, *CURVE, DURATION, PACKET, rules=CURVE_RULES)),
+    Entry("M-F3", "fig_m_f3.ipynb", "figure",
+          "Predicted BBR throughput, 1 CUBIC vs 1 BBR, four network settings",
+          _spec(_p("capacities_mbps", list, [50.0, 100.0], low=0.0, high=100_000.0,
+                   low_open=True, help="bottleneck capacities, Mbit/s"),
+                _p("rtts_ms", list, [40.0, 80.0], low=0.0, high=10_000.0, low_open=True,
+                   help="base RTTs, ms"),
+                *CURVE, DURATION, PACKET, rules=CURVE_RULES)),
+    Entry("M-F4", "fig_m_f4.ipynb", "figure",
+          "Per-flow throughput vs buffer, N CUBIC vs N BBR: predicted region",
+          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
+                RTT, _p("flows_per_cca", list, [5, 10], item=int, low=1, high=500,
+                        help="CUBIC flows = BBR flows in each panel"),
+                *CURVE, DURATION, PACKET, rules=CURVE_RULES)),
+    Entry("M-F5", "fig_m_f5.ipynb", "figure",
+          "Per-flow BBR throughput vs number of BBR flows: diminishing returns",
+          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
+                _p("total_flows", list, [10, 20], item=int, low=2, high=1000),
+                _p("buffers_bdp", list, [3.0, 10.0], low=1.0, high=1000.0, low_open=True))),
+    Entry("M-F6", "fig_m_f6.ipynb", "figure",
+          "The equilibrium argument: points A, B and C against the fair share",
+          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
+                _p("n_flows", int, 10, low=2, high=1000),
+                _p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
+    Entry("M-F9", "fig_m_f9.ipynb", "figure",
+          "Predicted Nash equilibrium region vs buffer, several capacities and RTTs",
+          _spec(_p("n_flows", int, 50, low=2, high=1000),
+                _p("capacities_mbps", list, [50.0, 100.0], low=0.0, high=100_000.0,
+                   low_open=True),
+                _p("rtts_ms", list, [20.0, 40.0, 80.0], low=0.0, high=10_000.0, low_open=True),
+                _p("buffer_min_bdp", float, 1.05, low=1.0, high=1000.0, low_open=True),
+                _p("buffer_max_bdp", float, 50.0, low=1.0, high=1000.0, low_open=True),
+                _p("n_points", int, 100, low=2, high=5000),
+                rules=CURVE_RULES)),
+    Entry("M-F12", "fig_m_f12.ipynb", "figure",
+          "The two-flow model in ultra-deep buffers, 1-250 BDP",
+          _spec(CAPACITY, RTT, BUF_MIN,
+                _p("buffer_max_bdp", float, 250.0, low=1.0, high=1000.0, low_open=True),
+                POINTS, DURATION, PACKET, rules=CURVE_RULES)),
+)
+
+BY_ID = {e.id: e for e in ENTRIES}
+FIGURES = tuple(e for e in ENTRIES if e.kind == "figure")
+
+
+def entry(entry_id: str) -> Entry:
+    """Look up a ledger entry, naming the known ids on a miss."""
+    try:
+        return BY_ID[entry_id]
+    except KeyError:
+        raise KeyError(
+            f"unknown figure or notebook id {entry_id!r}; known: {', '.join(BY_ID)}"
+        ) from None
+
+
+def check(entry_id: str, namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate a notebook's parameters as they stand after papermill's injection."""
+    return entry(entry_id).spec.from_namespace(namespace)
+
+
+__all__ = ["Entry", "ENTRIES", "FIGURES", "check", "entry"]

@@ -1,0 +1,164 @@
+"""Nash equilibria of the CUBIC/BBR choice, from a model (eq. 25) or from a throughput table.
+
+A *mix* is the number of BBR flows among ``n`` otherwise identical flows (§4.1) or, with
+several RTT groups, one such count per group (§4.5). A mix is a Nash equilibrium when no
+single flow gains by switching algorithm while all others stay put: the unilateral-deviation
+test of §4.4. The same test runs on the model's per-flow predictions and on measured
+(or fluid-model) per-flow averages, so model and data are judged by one rule. It can return
+several equilibria or none.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from . import mishra
+from .params import ParameterError, check_array
+
+CUBIC, BBR = "cubic", "bbr"
+
+
+def equilibrium_mask(cubic_bps, bbr_bps, tol: float = 0.0) -> np.ndarray:
+    """Which mixes pass the unilateral-deviation test, vectorised over leading axes.
+
+    ``cubic_bps[..., k]`` and ``bbr_bps[..., k]`` are the per-flow average throughputs of a
+    CUBIC and a BBR flow in the mix with ``k`` BBR flows (``k = 0..n``; the entries with no
+    such flow, ``cubic[..., n]`` and ``bbr[..., 0]``, are ignored). A CUBIC flow that switches
+    moves the mix to ``k + 1`` and gets ``bbr[k + 1]``; a BBR flow that switches gets
+    ``cubic[k - 1]``. A switch counts as profitable only if it gains more than ``tol`` times
+    the flow's current throughput.
+    """
+    cubic = np.asarray(cubic_bps, dtype=float)
+    bbr = np.asarray(bbr_bps, dtype=float)
+    if cubic.shape != bbr.shape or cubic.shape[-1] < 2:
+        raise ParameterError(
+            "parameters 'cubic_bps' and 'bbr_bps' must have the same shape with at least "
+            f"2 mixes on the last axis; got {cubic.shape} and {bbr.shape}"
+        )
+    n = cubic.shape[-1] - 1
+    for name, arr, valid in (
+        ("cubic_bps", cubic, np.s_[..., :n]),
+        ("bbr_bps", bbr, np.s_[..., 1:]),
+    ):
+        part = arr[valid]
+        if np.any(~np.isfinite(part)) or np.any(part < 0):
+            raise ParameterError(
+                f"parameter {name!r} must be finite and >= 0 for every mix with such a flow"
+            )
+    tol = float(check_array("tol", tol, low=0.0))
+    ok = np.ones(cubic.shape, dtype=bool)
+    # a CUBIC flow in mix k (k < n) must not gain by becoming BBR (mix k + 1)
+    ok[..., :n] &= bbr[..., 1:] <= cubic[..., :n] * (1.0 + tol)
+    # a BBR flow in mix k (k > 0) must not gain by becoming CUBIC (mix k - 1)
+    ok[..., 1:] &= cubic[..., :n] <= bbr[..., 1:] * (1.0 + tol)
+    return ok
+
+
+def equilibria(cubic_bps: Sequence[float], bbr_bps: Sequence[float], tol: float = 0.0) -> list[int]:
+    """Numbers of BBR flows at which the mix is a Nash equilibrium (§4.4), ascending."""
+    return [int(k) for k in np.flatnonzero(equilibrium_mask(cubic_bps, bbr_bps, tol))]
+
+
+def grouped_equilibria(
+    throughput: Mapping[tuple[int, ...], Mapping[tuple[int, str], float]],
+    group_sizes: Sequence[int],
+    tol: float = 0.0,
+) -> list[tuple[int, ...]]:
+    """Nash equilibria over per-group BBR counts, for flows in several RTT groups (§4.5).
+
+    ``throughput[mix][(group, cca)]`` is the per-flow average of a ``cca`` flow of ``group``
+    in ``mix`` (a tuple of BBR counts per group). Every mix in the product of
+    ``range(size + 1)`` must be present. Flows of one group are interchangeable, so a mix is
+    an equilibrium when no CUBIC flow of any group gains by turning BBR (its group's count
+    rises by one) and no BBR flow gains by turning CUBIC. With one group this is
+    :func:`equilibria`.
+    """
+    sizes = [int(s) for s in group_sizes]
+    if not sizes or any(s < 1 for s in sizes):
+        raise ParameterError(f"parameter 'group_sizes' = {group_sizes!r}; valid: sizes >= 1")
+    mixes = list(itertools.product(*(range(s + 1) for s in sizes)))
+    missing = [m for m in mixes if m not in throughput]
+    if missing:
+        raise ParameterError(
+            f"throughput table lacks {len(missing)} mix(es), e.g. {missing[0]}; every "
+            f"combination of 0..size BBR flows per group {sizes} is needed"
+        )
+
+    def rate(mix: tuple[int, ...], group: int, cca: str) -> float:
+        try:
+            value = float(throughput[mix][(group, cca)])
+        except KeyError:
+            raise ParameterError(
+                f"throughput table lacks the {cca} flow of group {group} in mix {mix}"
+            ) from None
+        if not np.isfinite(value) or value < 0:
+            raise ParameterError(f"throughput of {cca} group {group} in mix {mix} = {value!r}")
+        return value
+
+    found = []
+    for mix in mixes:
+        stable = True
+        for g, size in enumerate(sizes):
+            if mix[g] < size:  # a CUBIC flow of group g exists and may switch
+                up = mix[:g] + (mix[g] + 1,) + mix[g + 1 :]
+                stable &= rate(up, g, BBR) <= rate(mix, g, CUBIC) * (1.0 + tol)
+            if mix[g] > 0:  # a BBR flow of group g exists and may switch
+                down = mix[:g] + (mix[g] - 1,) + mix[g + 1 :]
+                stable &= rate(down, g, CUBIC) <= rate(mix, g, BBR) * (1.0 + tol)
+        if stable:
+            found.append(mix)
+    return found
+
+
+def model_table(buffer_bdp, n_flows: int, *, synchronised: bool, capacity_bps=1.0):
+    """Per-flow CUBIC and BBR throughput predicted for every mix ``k = 0..n_flows``.
+
+    Returns two arrays of shape ``buffer_bdp.shape + (n_flows + 1,)`` (eqs. 21-24); entries
+    for an algorithm absent from the mix are NaN.
+    """
+    n = int(check_array("n_flows", n_flows, low=2, integer=True))
+    x = np.asarray(buffer_bdp, dtype=float)[..., None]
+    k = np.arange(n + 1)
+    result = mishra.multi_flow(
+        x, n - k, k, capacity_bps=capacity_bps, synchronised=synchronised
+    )
+    return result.cubic_per_flow_bps, result.bbr_per_flow_bps
+
+
+def predicted_bbr_flows(buffer_bdp, n_flows: int, *, synchronised: bool):
+    """Eq. (25): the (real) number of BBR flows at which BBR's per-flow rate equals C/N.
+
+    Synchronised CUBIC flows leave BBR a share independent of the mix, so the crossing is
+    ``N * share``. De-synchronised, the back-off (eq. 22) depends on ``Nc = N - Nb``; the
+    crossing solves ``share(N - n) = n / N`` for real ``n``, where the left side falls and
+    the right side rises with ``n``. If BBR is still above the fair share with a single
+    CUBIC flow left, the line AB stays above it (Case 1 of §4.1) and the answer is ``N``.
+    """
+    n = int(check_array("n_flows", n_flows, low=2, integer=True))
+    x = mishra._check_buffer(buffer_bdp)
+    if synchronised:
+        return n * mishra.share_unchecked(x)
+
+    def gap(nb):
+        return mishra.share_unchecked(x, mishra.desync_backoff(n - nb)) - nb / n
+
+    lo = np.zeros_like(x)
+    hi = np.full_like(x, n - 1.0)
+    above = gap(hi) >= 0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        pos = gap(mid) > 0
+        lo = np.where(pos, mid, lo)
+        hi = np.where(pos, hi, mid)
+    return np.where(above, float(n), 0.5 * (lo + hi))
+
+
+def predicted_region(buffer_bdp, n_flows: int) -> dict[str, np.ndarray]:
+    """Both bounds of the predicted equilibrium (real crossings), as in Fig. 9's region."""
+    return {
+        "bbr_flows_sync": predicted_bbr_flows(buffer_bdp, n_flows, synchronised=True),
+        "bbr_flows_desync": predicted_bbr_flows(buffer_bdp, n_flows, synchronised=False),
+    }

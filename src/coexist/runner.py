@@ -1,0 +1,169 @@
+"""Run figure notebooks through papermill and compare their tables with the committed ones.
+
+Papermill injects any parameter it is given and only warns about names the notebook does not
+declare; here every override is checked against the ledger first, so a typo stops the run
+before a kernel starts.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .ledger import EXPECTED, FIGURES, Entry, entry
+from .params import ParameterError
+
+
+class CheckFailed(RuntimeError):
+    """A regenerated figure table differs from the committed one, or is missing."""
+
+
+@dataclass
+class FigureResult:
+    """What one figure run produced and, with ``--check``, how it compared."""
+
+    id: str
+    notebook: Path
+    svg: Path
+    csv: Path
+    problems: list[str] = field(default_factory=list)
+
+
+def select(ids: Sequence[str] | None) -> list[Entry]:
+    """The figure entries to run: all of them, or the named ones in ledger order."""
+    if not ids:
+        return list(FIGURES)
+    chosen = []
+    for i in ids:
+        e = entry(i)
+        if e.kind != "figure":
+            raise ParameterError(f"{i!r} is a derivation notebook, not a figure")
+        chosen.append(e)
+    return chosen
+
+
+def resolve_overrides(
+    entries: Sequence[Entry], raw: Sequence[tuple[str, str]]
+) -> dict[str, dict[str, Any]]:
+    """Parse ``-p NAME VALUE`` pairs per figure.
+
+    A name must be accepted by at least one selected figure (it is applied to those that
+    accept it); ``out_dir`` is the runner's to set. Values are parsed and range-checked, and
+    cross-parameter rules are applied per figure.
+    """
+    per_figure: dict[str, dict[str, Any]] = {e.id: {} for e in entries}
+    for name, text in raw:
+        if name == "out_dir":
+            raise ParameterError("parameter 'out_dir' is set by --out, not by -p")
+        takers = [e for e in entries if name in e.spec.names]
+        if not takers:
+            accepted = sorted({n for e in entries for n in e.spec.names} - {"out_dir"})
+            raise ParameterError(
+                f"unknown parameter {name!r} for {', '.join(e.id for e in entries)}; "
+                f"accepted names: {', '.join(accepted)}"
+            )
+        for e in takers:
+            per_figure[e.id][name] = e.spec.get(name).parse(text)
+    for e in entries:
+        e.spec.validate(per_figure[e.id], partial=True)
+    return per_figure
+
+
+def run_one(e: Entry, overrides: Mapping[str, Any], out_dir: Path) -> FigureResult:
+    """Execute one figure notebook; fail if it did not write its SVG and CSV."""
+    import papermill as pm
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for suffix in (".svg", ".csv"):
+        (out_dir / f"{e.id}{suffix}").unlink(missing_ok=True)
+    executed = out_dir / f"{e.id}.ipynb"
+    try:
+        pm.execute_notebook(
+            str(e.path),
+            str(executed),
+            parameters={**overrides, "out_dir": str(out_dir.resolve())},
+            cwd=str(e.path.parent),
+            kernel_name="python3",
+            progress_bar=False,
+            log_output=False,
+        )
+    except pm.PapermillExecutionError as exc:
+        raise CheckFailed(
+            f"{e.id}: {e.notebook} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
+            f"(executed notebook: {executed})"
+        ) from None
+    result = FigureResult(e.id, executed, out_dir / f"{e.id}.svg", out_dir / f"{e.id}.csv")
+    for path in (result.svg, result.csv):
+        if not path.exists() or path.stat().st_size == 0:
+            raise CheckFailed(f"{e.id}: the notebook did not write {path.name}")
+    return result
+
+
+def compare_tables(new: Path, old: Path, rtol: float, atol: float) -> list[str]:
+    """Differences between two tidy CSVs: columns, rows, text cells, numbers beyond tolerance."""
+    if not old.exists():
+        return [f"no committed table {old}"]
+    a = pd.read_csv(new)
+    b = pd.read_csv(old)
+    if list(a.columns) != list(b.columns):
+        return [f"columns differ: {list(a.columns)} vs committed {list(b.columns)}"]
+    if len(a) != len(b):
+        return [f"{len(a)} rows vs {len(b)} committed"]
+    problems = []
+    for col in a.columns:
+        numeric = pd.api.types.is_numeric_dtype(a[col]) and pd.api.types.is_numeric_dtype(b[col])
+        for row, (x, y) in enumerate(zip(a[col], b[col], strict=True)):
+            if numeric:
+                same = (math.isnan(x) and math.isnan(y)) or math.isclose(
+                    x, y, rel_tol=rtol, abs_tol=atol
+                )
+            else:
+                same = str(x) == str(y)
+            if not same:
+                problems.append(f"{col} row {row + 2}: {x!r} vs committed {y!r}")
+                if len(problems) >= 5:
+                    return problems + ["(further differences not listed)"]
+    return problems
+
+
+def run(
+    ids: Sequence[str] | None,
+    raw_overrides: Sequence[tuple[str, str]] = (),
+    out_dir: Path = Path("build/figures"),
+    check: bool = False,
+    accept: bool = False,
+    progress: bool = True,
+) -> list[FigureResult]:
+    """Regenerate the selected figures; with ``check`` compare, with ``accept`` commit them."""
+    from tqdm.auto import tqdm
+
+    entries = select(ids)
+    overrides = resolve_overrides(entries, raw_overrides)
+    if (check or accept) and raw_overrides:
+        raise ParameterError(
+            "--check/--accept compare with the committed default-parameter tables; drop -p"
+        )
+    results = []
+    bar = tqdm(entries, desc="figures", unit="fig", disable=not progress)
+    for e in bar:
+        bar.set_postfix_str(e.id)
+        res = run_one(e, overrides[e.id], out_dir)
+        if check:
+            res.problems = compare_tables(res.csv, EXPECTED / f"{e.id}.csv", e.rtol, e.atol)
+        if accept:
+            EXPECTED.mkdir(parents=True, exist_ok=True)
+            for path in (res.csv, res.svg):
+                shutil.copyfile(path, EXPECTED / path.name)
+        results.append(res)
+    if check:
+        failed = [r for r in results if r.problems]
+        if failed:
+            lines = [f"{r.id}: {p}" for r in failed for p in r.problems]
+            raise CheckFailed("figure check failed:\n  " + "\n  ".join(lines))
+    return results
