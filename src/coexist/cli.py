@@ -54,7 +54,17 @@ def _figures(args: argparse.Namespace) -> int:
 def _share(args: argparse.Namespace) -> int:
     from . import mishra, ware
 
-    nc, nb = args.cubic_flows, args.bbr_flows
+    nb = args.bbr_flows
+    if args.flows is not None:
+        if args.cubic_flows is not None:
+            raise ParameterError("give either 'flows' or 'cubic_flows', not both")
+        if nb > args.flows:
+            raise ParameterError(
+                f"parameter 'bbr_flows' = {nb} must not exceed 'flows' = {args.flows}"
+            )
+        nc = args.flows - nb
+    else:
+        nc = 1 if args.cubic_flows is None else args.cubic_flows
     if nc + nb < 1:
         raise ParameterError("parameters 'cubic_flows' + 'bbr_flows' must be at least 1")
     sync = mishra.multi_flow(args.buffer_bdp, nc, nb, capacity_bps=args.capacity,
@@ -138,7 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     share = msub.add_parser("share", help="BBR's bandwidth share (eqs. 2, 18-24)")
     share.add_argument("--buffer-bdp", **buffer)
     share.add_argument("--cubic-flows", type=_number("cubic_flows", int, low=0, high=100_000),
-                       default=1)
+                       default=None, help="CUBIC flows (default 1)")
+    share.add_argument("--flows", type=_number("flows", int, low=1, high=100_000),
+                       default=None, help="total flows; CUBIC flows = flows - bbr flows")
     share.add_argument("--bbr-flows", type=_number("bbr_flows", int, low=0, high=100_000),
                        default=1)
     share.add_argument("--capacity", type=_number("capacity_bps", float, low=0.0,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .params import Param, Spec, ordered
+from .params import Param, ParameterError, Spec, ordered
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -126,7 +126,7 @@ def entry(entry_id: str) -> Entry:
     try:
         return BY_ID[entry_id]
     except KeyError:
-        raise KeyError(
+        raise ParameterError(
             f"unknown figure or notebook id {entry_id!r}; known: {', '.join(BY_ID)}"
         ) from None
 

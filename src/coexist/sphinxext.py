@@ -1,0 +1,51 @@
+"""Sphinx extension for the book: serve MathJax from the build itself, never from a CDN.
+
+MathJax 3 comes from the pinned ``django-static-mathjax`` wheel (it ships the ``es5``
+bundle); the SVG-output component needs no web fonts, so the book renders equations with
+no network at all.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+_KEEP = ("tex-svg.js", "input", "output/svg", "output/svg.js", "ui", "a11y", "adaptors",
+         "sre", "core.js", "loader.js", "startup.js")
+
+
+def mathjax_source() -> Path:
+    """The ``es5`` directory of the installed MathJax package."""
+    try:
+        import mathjax  # provided by django-static-mathjax
+    except ImportError as exc:
+        raise ExtensionError(
+            "MathJax is not installed; `pip install -r requirements.txt` provides it"
+        ) from exc
+    es5 = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    if not (es5 / "tex-svg.js").exists():
+        raise ExtensionError(f"no tex-svg.js under {es5}")
+    return es5
+
+
+def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    src = mathjax_source()
+    dst = Path(app.outdir) / "_static" / "mathjax"
+    for rel in _KEEP:
+        s, d = src / rel, dst / rel
+        if s.is_dir():
+            shutil.copytree(s, d, dirs_exist_ok=True)
+        elif s.exists():
+            d.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(s, d)
+
+
+def setup(app: Sphinx) -> dict:
+    mathjax_source()  # fail at start-up, not after a long build, if MathJax is missing
+    app.connect("build-finished", _copy_mathjax)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,61 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from coexist.cli import main
+
+
+def run(args, capsys):
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_share_json_keys(capsys):
+    code, out, _ = run(["model", "share", "--buffer-bdp", "5", "--cubic-flows", "3",
+                        "--bbr-flows", "2", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0
+    assert {"bbr_share_sync", "bbr_share_desync", "ware_bbr_share"} <= data.keys()
+    assert data["bbr_share_sync"] <= data["bbr_share_desync"]
+
+
+def test_nash_json_keys(capsys):
+    code, out, _ = run(["model", "nash", "--flows", "50", "--buffer-bdp", "2", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0
+    assert round(data["bbr_flows_sync"], 1) == 31.3 and round(data["bbr_flows_desync"], 1) == 37.2
+    assert data["equilibria_sync"] == [31]
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["model", "share", "--buffer-bdp", "1"], "buffer_bdp"),
+        (["model", "share", "--buffer-bdp", "0.5"], "buffer_bdp"),
+        (["model", "share", "--buffer-bdp", "two"], "buffer_bdp"),
+        (["model", "share", "--buffer-bdp", "3", "--bbr-flows", "-2"], "bbr_flows"),
+        (["model", "share", "--buffer-bdp", "3", "--cubic-flows", "-1"], "cubic_flows"),
+        (["model", "share", "--buffer-bdp", "3", "--flows", "10", "--bbr-flows", "11"],
+         "bbr_flows"),
+        (["model", "nash", "--flows", "-5", "--buffer-bdp", "3"], "flows"),
+        (["model", "nash", "--flows", "10", "--buffer-bdp", "1"], "buffer_bdp"),
+        (["figures", "-p", "no_such_param", "1"], "no_such_param"),
+        (["figures", "--only", "M-F1", "-p", "rtt_ms", "-3"], "rtt_ms"),
+        (["figures", "--only", "M-F1", "-p", "buffer_min_bdp", "40"], "buffer_min_bdp"),
+    ],
+)
+def test_bad_input_one_line_exit_2(args, name):
+    proc = subprocess.run([sys.executable, "-m", "coexist.cli", *args], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and name in lines[0], proc.stderr
+
+
+def test_unknown_figure_param_lists_accepted_names():
+    proc = subprocess.run([sys.executable, "-m", "coexist.cli", "figures", "-p",
+                           "no_such_param", "1"], capture_output=True, text=True, timeout=60)
+    assert "accepted names:" in proc.stderr and "capacity_mbps" in proc.stderr

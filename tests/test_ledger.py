@@ -1,0 +1,53 @@
+"""The notebook contract: every notebook is in the ledger, the book and (for figures) has a
+committed table; its parameters cell declares exactly the ledger's names and defaults."""
+
+import ast
+import re
+
+import nbformat
+import pytest
+
+from coexist import ledger
+
+
+def parameters_cell(path):
+    nb = nbformat.read(path, as_version=4)
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, f"{path.name}: needs exactly one 'parameters' cell"
+    return nb, tagged[0]
+
+
+@pytest.mark.parametrize("e", ledger.ENTRIES, ids=lambda e: e.id)
+def test_parameters_cell_matches_spec(e):
+    nb, cell = parameters_cell(e.path)
+    values = {}
+    for node in ast.parse(cell.source).body:
+        assert isinstance(node, ast.Assign), f"{e.notebook}: only assignments in parameters"
+        values[node.targets[0].id] = ast.literal_eval(node.value)
+    assert values == e.spec.defaults()
+    e.spec.validate(values)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    following = code[code.index(cell.source) + 1]
+    assert f'ledger.check("{e.id}", globals())' in following
+
+
+def test_every_notebook_is_in_ledger_and_toc(root):
+    on_disk = {p.name for p in (root / "notebooks").glob("*.ipynb")}
+    assert on_disk == {e.notebook for e in ledger.ENTRIES}
+    toc = (root / "_toc.yml").read_text()
+    for e in ledger.ENTRIES:
+        assert re.search(rf"file: notebooks/{e.path.stem}\b", toc), e.notebook
+
+
+def test_every_figure_has_committed_outputs_and_nothing_else(root):
+    expected = root / "notebooks" / "expected"
+    csvs = {p.stem for p in expected.glob("*.csv")}
+    assert csvs == {e.id for e in ledger.FIGURES}
+    for e in ledger.FIGURES:
+        assert (expected / f"{e.id}.svg").read_text().lstrip().startswith("<svg")
+
+
+def test_notebooks_are_committed_without_outputs(root):
+    for path in (root / "notebooks").glob("*.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), path.name

@@ -1,0 +1,77 @@
+import shutil
+
+import pandas as pd
+import pytest
+
+from coexist import ledger, runner
+from coexist.params import ParameterError
+
+
+def test_overrides_are_parsed_per_figure():
+    entries = runner.select(["M-F1", "M-F6"])
+    out = runner.resolve_overrides(entries, [("capacity_mbps", "100"), ("n_flows", "20")])
+    assert out["M-F1"] == {"capacity_mbps": 100.0}
+    assert out["M-F6"] == {"capacity_mbps": 100.0, "n_flows": 20}
+
+
+def test_unknown_override_refused_with_accepted_names():
+    with pytest.raises(ParameterError) as err:
+        runner.resolve_overrides(runner.select(["M-F1"]), [("no_such_param", "1")])
+    assert "no_such_param" in str(err.value) and "rtt_ms" in str(err.value)
+
+
+def test_out_dir_is_not_a_user_parameter():
+    with pytest.raises(ParameterError, match="--out"):
+        runner.resolve_overrides(runner.select(["M-F1"]), [("out_dir", "/tmp")])
+
+
+def test_derivation_is_not_a_figure():
+    with pytest.raises(ParameterError, match="derivation"):
+        runner.select(["derive-two-flow"])
+
+
+def test_check_refuses_overrides():
+    with pytest.raises(ParameterError, match="drop -p"):
+        runner.run(["M-F6"], [("n_flows", "20")], check=True, progress=False)
+
+
+def test_compare_tables_detects_changes(tmp_path):
+    a = tmp_path / "a.csv"
+    b = tmp_path / "b.csv"
+    pd.DataFrame({"x": [1.0, 2.0], "s": ["u", "v"]}).to_csv(a, index=False)
+    pd.DataFrame({"x": [1.0, 2.0 + 1e-9], "s": ["u", "v"]}).to_csv(b, index=False)
+    assert runner.compare_tables(a, b, 1e-6, 1e-9) == []
+    pd.DataFrame({"x": [1.0, 2.1], "s": ["u", "v"]}).to_csv(b, index=False)
+    assert "x row 3" in runner.compare_tables(a, b, 1e-6, 1e-9)[0]
+    pd.DataFrame({"x": [1.0, 2.0], "s": ["u", "w"]}).to_csv(b, index=False)
+    assert "s row 3" in runner.compare_tables(a, b, 1e-6, 1e-9)[0]
+    pd.DataFrame({"x": [1.0]}).to_csv(b, index=False)
+    assert "columns differ" in runner.compare_tables(a, b, 1e-6, 1e-9)[0]
+    assert "no committed table" in runner.compare_tables(a, tmp_path / "none.csv", 1, 1)[0]
+
+
+@pytest.mark.slow
+def test_check_passes_on_committed_and_fails_on_edited(tmp_path, monkeypatch):
+    results = runner.run(None, out_dir=tmp_path / "all", check=True, progress=False)
+    assert {r.id for r in results} == {e.id for e in ledger.FIGURES}
+    assert all(r.svg.stat().st_size > 1000 for r in results)
+
+    edited = tmp_path / "expected"
+    shutil.copytree(ledger.EXPECTED, edited)
+    table = pd.read_csv(edited / "M-F6.csv")
+    table.loc[0, "mbps"] *= 1.01
+    table.to_csv(edited / "M-F6.csv", index=False)
+    monkeypatch.setattr(runner, "EXPECTED", edited)
+    with pytest.raises(runner.CheckFailed, match="M-F6: mbps row 2"):
+        runner.run(["M-F6"], out_dir=tmp_path / "one", check=True, progress=False)
+    (edited / "M-F6.csv").unlink()
+    with pytest.raises(runner.CheckFailed, match="no committed table"):
+        runner.run(["M-F6"], out_dir=tmp_path / "two", check=True, progress=False)
+
+
+@pytest.mark.slow
+def test_parameter_override_changes_figure(tmp_path):
+    (res,) = runner.run(["M-F6"], [("n_flows", "20"), ("buffer_bdp", "5")],
+                        out_dir=tmp_path, progress=False)
+    table = pd.read_csv(res.csv)
+    assert table.n_bbr.max() == 20
