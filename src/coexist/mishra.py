@@ -29,7 +29,7 @@ from .params import ParameterError, check_array
 BETA_CUBIC = 0.7
 """Linux CUBIC's multiplicative decrease: the window falls to 0.7 W_max (eq. 12)."""
 DEEP_BUFFER_BDP = 100.0
-"""Beyond this buffer (in BDP) BBR is no longer cwnd-limited and the model over-estimates it (§5)."""
+"""Beyond this buffer (BDP) BBR is no longer cwnd-limited; the model over-estimates it (§5)."""
 _BISECTION_STEPS = 64
 
 
