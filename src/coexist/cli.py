@@ -176,17 +176,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .mishra import ModelDomainWarning
     from .runner import CheckFailed
 
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("once", ModelDomainWarning)
-            warnings.formatwarning = lambda m, c, *a, **k: f"warning: {m}\n"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ModelDomainWarning)
+        try:
             return args.func(args)
-    except ParameterError as exc:
-        print(f"coexist: error: {exc}", file=sys.stderr)
-        return 2
-    except CheckFailed as exc:
-        print(f"coexist: {exc}", file=sys.stderr)
-        return 1
+        except ParameterError as exc:
+            print(f"coexist: error: {exc}", file=sys.stderr)
+            return 2
+        except CheckFailed as exc:
+            print(f"coexist: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            # the same model warning can come from several evaluations: print each once
+            for text in dict.fromkeys(str(w.message) for w in caught):
+                print(f"warning: {text}", file=sys.stderr)
 
 
 if __name__ == "__main__":

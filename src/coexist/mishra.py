@@ -60,17 +60,24 @@ def residual(y, buffer_bdp, beta=BETA_CUBIC):
     return a + a / (a + y) - beta * ((x - y) + (x - y) / x)
 
 
-def _solve(x: np.ndarray, beta) -> np.ndarray:
-    """Unique root of eq. (18) in (0, X) by vectorised bisection on the bracket ``[0, X]``."""
-    x, b = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(beta, dtype=float))
-    lo = np.zeros_like(x)
-    hi = x.copy()
-    for _ in range(_BISECTION_STEPS):
+def bisect(root_is_right, lo: np.ndarray, hi: np.ndarray, steps: int = _BISECTION_STEPS):
+    """Vectorised bisection on brackets ``[lo, hi]`` that each hold exactly one root.
+
+    ``root_is_right(mid)`` is a boolean array: True where the root lies above ``mid``.
+    Sixty-four halvings reach double precision for brackets of any practical width.
+    """
+    for _ in range(steps):
         mid = 0.5 * (lo + hi)
-        negative = residual(mid, x, b) < 0.0
-        lo = np.where(negative, mid, lo)
-        hi = np.where(negative, hi, mid)
+        right = root_is_right(mid)
+        lo = np.where(right, mid, lo)
+        hi = np.where(right, hi, mid)
     return 0.5 * (lo + hi)
+
+
+def _solve(x: np.ndarray, beta) -> np.ndarray:
+    """Unique root of eq. (18) in (0, X): bisection on the bracket ``[0, X]``."""
+    x, b = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(beta, dtype=float))
+    return bisect(lambda mid: residual(mid, x, b) < 0.0, np.zeros_like(x), x.copy())
 
 
 def share_unchecked(buffer_bdp, beta=BETA_CUBIC) -> np.ndarray:

@@ -138,27 +138,28 @@ def predicted_bbr_flows(buffer_bdp, n_flows: int, *, synchronised: bool):
     CUBIC flow left, the line AB stays above it (Case 1 of §4.1) and the answer is ``N``.
     """
     n = int(check_array("n_flows", n_flows, low=2, integer=True))
-    x = mishra._check_buffer(buffer_bdp)
+    return _crossing(mishra._check_buffer(buffer_bdp), n, synchronised)
+
+
+def _crossing(x: np.ndarray, n: int, synchronised: bool) -> np.ndarray:
+    """Eq. (25) crossing for validated buffers ``x`` and flow count ``n``."""
     if synchronised:
         return n * mishra.share_unchecked(x)
 
     def gap(nb):
         return mishra.share_unchecked(x, mishra.desync_backoff(n - nb)) - nb / n
 
-    lo = np.zeros_like(x)
-    hi = np.full_like(x, n - 1.0)
-    above = gap(hi) >= 0
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        pos = gap(mid) > 0
-        lo = np.where(pos, mid, lo)
-        hi = np.where(pos, hi, mid)
-    return np.where(above, float(n), 0.5 * (lo + hi))
+    above = gap(np.full_like(x, n - 1.0)) >= 0
+    root = mishra.bisect(lambda mid: gap(mid) > 0, np.zeros_like(x), np.full_like(x, n - 1.0),
+                         steps=60)
+    return np.where(above, float(n), root)
 
 
 def predicted_region(buffer_bdp, n_flows: int) -> dict[str, np.ndarray]:
     """Both bounds of the predicted equilibrium (real crossings), as in Fig. 9's region."""
+    n = int(check_array("n_flows", n_flows, low=2, integer=True))
+    x = mishra._check_buffer(buffer_bdp)
     return {
-        "bbr_flows_sync": predicted_bbr_flows(buffer_bdp, n_flows, synchronised=True),
-        "bbr_flows_desync": predicted_bbr_flows(buffer_bdp, n_flows, synchronised=False),
+        "bbr_flows_sync": _crossing(x, n, synchronised=True),
+        "bbr_flows_desync": _crossing(x, n, synchronised=False),
     }
