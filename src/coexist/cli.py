@@ -1,7 +1,9 @@
-"""Command line: ``coexist figures`` and ``coexist model share|nash``.
+"""Command line: ``coexist figures``, ``coexist model share|nash``, ``coexist run`` and
+``coexist testbed check|clean``.
 
 Bad input ends with one line naming the parameter, its value and the valid range, and exit
-status 2; a failed figure check exits with 1.
+status 2; a failed figure check or a harness failure exits with 1; an experiment that ran
+but failed a validity gate exits with 3.
 """
 
 from __future__ import annotations
@@ -125,6 +127,79 @@ def _nash(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run(args: argparse.Namespace) -> int:
+    from .testbed import experiment, gates, spec
+
+    exp = spec.experiment(capacity=args.capacity, rtt=args.rtt, buffer_bdp=args.buffer_bdp,
+                          flows=args.flows, duration=args.duration, warmup=args.warmup,
+                          interval=args.interval, sample=args.sample, delay=args.delay)
+    th = gates.Thresholds(utilisation_min=args.min_utilisation)
+    result = experiment.run(exp, progress=not args.quiet and not args.json, th=th)
+    if args.out:
+        experiment.write(result, Path(args.out))
+    if args.json:
+        print(experiment.summary_json(result))
+    else:
+        print(format_run(result.summary))
+    return 0 if result.valid else 3
+
+
+def format_run(s: dict) -> str:
+    """Human-readable summary of one run: per-flow table, aggregates, gates."""
+    p = s["params"]
+    lines = [f"run {s['run_id']}: {p['capacity_bps'] / 1e6:g} Mbit/s, RTT {p['rtt_s'] * 1e3:g} ms,"
+             f" buffer {p['buffer_bdp']:g} BDP ({p['buffer_bytes']} B), flows {p['flows']}, "
+             f"{p['duration_s']:g} s (warm-up {p['warmup_s']:g} s), delay {s['delay_backend']}",
+             f"{'flow':>4} {'cca':>6} {'rtt ms':>7} {'Mbit/s':>8} {'share':>6} {'retx':>6}"]
+    for f in s["flows"]:
+        lines.append(f"{f['flow']:>4} {f['cca']:>6} {f['rtt_s'] * 1e3:>7g} "
+                     f"{f['goodput_bps'] / 1e6:>8.2f} {f['share']:>6.3f} {f['retransmits']:>6}")
+
+    def fmt(v, scale=1.0, spec=".3f"):
+        return "n/a" if v is None else format(v * scale, spec)
+
+    lines += [
+        f"utilisation {fmt(s['utilisation'])}  goodput/C {fmt(s['goodput_over_capacity'])}  "
+        f"Jain {fmt(s['jain_index'])}  BBR share {fmt(s['bbr_share'])}",
+        f"queueing delay mean {fmt(s['mean_queue_delay_s'], 1e3, '.2f')} ms, "
+        f"p95 {fmt(s['p95_queue_delay_s'], 1e3, '.2f')} ms; bottleneck drops "
+        f"{s['bottleneck_drops']}",
+    ]
+    if s["delay_line"]:
+        d = s["delay_line"]
+        lines.append(f"delay line: {d['scheduler']}, CPU {d['cpu_fraction'] * 100:.1f} % of a "
+                     f"core, lateness p50 {d['lateness_us']['p50']:g} us, p99.9 "
+                     f"{d['lateness_us']['p999']:g} us, max {d['lateness_us']['max']:.0f} us")
+    lines.append("gates:")
+    for g in s["gates"]:
+        lines.append(f"  {'PASS' if g['passed'] else 'FAIL'} {g['name']}: {g['value']} "
+                     f"(need {g['limit']})" + (f" {g['detail']}" if g["detail"] else ""))
+    lines.append("valid" if s["valid"] else "INVALID: " + "; ".join(s["invalid_reasons"]))
+    return "\n".join(lines)
+
+
+def _testbed_check(args: argparse.Namespace) -> int:
+    from .testbed import preflight
+
+    checks = preflight.check(tuple(args.cca))
+    for c in checks:
+        print(f"{'ok ' if c.ok else 'MISSING'} {c.name}: {c.detail}"
+              + (f"\n        fix: {c.fix}" if c.fix else ""))
+    return 0 if all(c.ok for c in checks) else 1
+
+
+def _testbed_clean(args: argparse.Namespace) -> int:
+    from .testbed import topology
+
+    out = topology.clean(include_live=args.all)
+    print(f"removed {len(out['removed'])} namespace(s)"
+          + (f": {', '.join(out['removed'])}" if out["removed"] else ""))
+    if out["live"]:
+        print(f"left {len(out['live'])} live run(s) alone: {', '.join(out['live'])} "
+              "(--all removes them too)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="coexist", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -168,6 +243,38 @@ def build_parser() -> argparse.ArgumentParser:
     ne.add_argument("--buffer-bdp", **buffer)
     ne.add_argument("--json", action="store_true")
     ne.set_defaults(func=_nash)
+
+    run = sub.add_parser("run", help="one experiment on the emulated dumbbell (root)")
+    run.add_argument("--capacity", required=True, help="bottleneck rate, e.g. 50mbit")
+    run.add_argument("--rtt", required=True,
+                     help="base RTT, e.g. 40ms (default RTT of every flow and BDP reference)")
+    run.add_argument("--buffer-bdp", type=_number("buffer_bdp", float, low=0.01, high=1000.0),
+                     required=True, help="bottleneck buffer in multiples of C x RTT")
+    run.add_argument("--flows", required=True,
+                     help="CCA:COUNT[@RTT],... e.g. cubic:1,bbr:1 or cubic:3@10ms,bbr:3@30ms")
+    run.add_argument("--duration", default="60", help="seconds of traffic (default 60)")
+    run.add_argument("--warmup", default="10",
+                     help="seconds discarded from the averages (default 10)")
+    run.add_argument("--interval", default="1", help="goodput time-series step, s (default 1)")
+    run.add_argument("--sample", default="0.2", help="ss/tc sampling step, s (default 0.2)")
+    run.add_argument("--delay", default="auto", choices=("auto", "tun", "netem"),
+                     help="base-RTT emulation (auto: netem if the kernel has it)")
+    run.add_argument("--min-utilisation",
+                     type=_number("min_utilisation", float, low=0.0, high=1.0), default=0.95,
+                     help="utilisation gate (default 0.95)")
+    run.add_argument("--out", help="store the run's tables under this directory")
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(func=_run)
+
+    tb = sub.add_parser("testbed", help="check or clean the machine for experiments")
+    tsub = tb.add_subparsers(dest="what", required=True, parser_class=_Parser)
+    chk = tsub.add_parser("check", help="report what the harness needs and how to fix gaps")
+    chk.add_argument("--cca", nargs="+", default=["cubic", "bbr", "reno"])
+    chk.set_defaults(func=_testbed_check)
+    cln = tsub.add_parser("clean", help="remove namespaces and processes of killed runs")
+    cln.add_argument("--all", action="store_true", help="also remove runs still in progress")
+    cln.set_defaults(func=_testbed_clean)
     return parser
 
 
@@ -175,6 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from .mishra import ModelDomainWarning
     from .runner import CheckFailed
+    from .testbed.experiment import Interrupted
+    from .testbed.topology import TestbedError
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ModelDomainWarning)
@@ -186,6 +295,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except CheckFailed as exc:
             print(f"coexist: {exc}", file=sys.stderr)
             return 1
+        except TestbedError as exc:
+            print(f"coexist: testbed: {exc}", file=sys.stderr)
+            return 1
+        except (KeyboardInterrupt, Interrupted) as exc:
+            print(f"coexist: interrupted ({exc or 'SIGINT'}); testbed removed", file=sys.stderr)
+            return 130
         finally:
             # the same model warning can come from several evaluations: print each once
             for text in dict.fromkeys(str(w.message) for w in caught):

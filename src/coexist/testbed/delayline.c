@@ -1,0 +1,237 @@
+/*
+ * Constant-delay line on TUN devices, used as the base-RTT emulator where the
+ * kernel has no netem.  Every packet the kernel routes into a TUN device is held
+ * for that device's delay and then written back into the same device, from where
+ * the kernel forwards it on.  One process serves several devices (one per sender
+ * group, so that flows can have different base RTTs).
+ *
+ * Usage: delayline [--stats FILE] [--priority P] NAME:DELAY_US [NAME:DELAY_US ...]
+ *
+ * The devices must exist (ip tuntap add dev NAME mode tun).  On SIGTERM/SIGINT the
+ * line stops and writes JSON statistics: packets, bytes, drops, the release
+ * lateness distribution (time a packet left after its due time), CPU time and the
+ * scheduling policy obtained.  "ready" is printed on stdout once all devices are
+ * attached.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_DEV 64
+#define SLOT 2048                 /* bytes per stored packet (device MTU is 1500) */
+#define HIST_US 100000            /* lateness histogram: 1 us bins up to 100 ms */
+#define MAX_SLOTS (1u << 22)      /* hard cap on one device's queue (8 GiB would be absurd) */
+
+struct line {
+    char name[IFNAMSIZ];
+    int fd;
+    uint64_t delay_ns;
+    uint8_t *data;                /* ring of SLOT-byte packets */
+    uint64_t *due;                /* release time of each slot */
+    uint32_t *len;
+    uint32_t cap, head, count;    /* cap is a power of two */
+    uint64_t packets, bytes, drops, max_queue;
+};
+
+static volatile sig_atomic_t stop;
+static uint32_t hist[HIST_US + 1];
+static uint64_t late_max_ns, late_sum_ns, released;
+
+static void on_signal(int sig) { (void)sig; stop = 1; }
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int open_tun(const char *name) {
+    struct ifreq ifr;
+    int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK);
+    if (fd < 0) return -1;
+    memset(&ifr, 0, sizeof ifr);
+    ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+    memcpy(ifr.ifr_name, name, strnlen(name, IFNAMSIZ - 1));
+    if (ioctl(fd, TUNSETIFF, &ifr) < 0) { close(fd); return -1; }
+    return fd;
+}
+
+static int grow(struct line *l) {
+    uint32_t ncap = l->cap ? l->cap * 2 : 1024;
+    if (ncap > MAX_SLOTS) return -1;
+    uint8_t *data = malloc((size_t)ncap * SLOT);
+    uint64_t *due = malloc((size_t)ncap * sizeof *due);
+    uint32_t *len = malloc((size_t)ncap * sizeof *len);
+    if (!data || !due || !len) { free(data); free(due); free(len); return -1; }
+    for (uint32_t i = 0; i < l->count; i++) {     /* unroll the ring into the new one */
+        uint32_t j = (l->head + i) & (l->cap - 1);
+        memcpy(data + (size_t)i * SLOT, l->data + (size_t)j * SLOT, l->len[j]);
+        due[i] = l->due[j];
+        len[i] = l->len[j];
+    }
+    free(l->data); free(l->due); free(l->len);
+    l->data = data; l->due = due; l->len = len; l->cap = ncap; l->head = 0;
+    return 0;
+}
+
+static void release_due(struct line *l, uint64_t now) {
+    while (l->count && l->due[l->head] <= now) {
+        uint32_t h = l->head;
+        ssize_t w = write(l->fd, l->data + (size_t)h * SLOT, l->len[h]);
+        if (w < 0 && (errno == EAGAIN || errno == EINTR)) return;  /* retry next round */
+        if (w < 0) l->drops++;
+        uint64_t t = now_ns();
+        uint64_t late = t > l->due[h] ? t - l->due[h] : 0;
+        uint64_t us = late / 1000;
+        hist[us > HIST_US ? HIST_US : us]++;
+        late_sum_ns += late;
+        if (late > late_max_ns) late_max_ns = late;
+        released++;
+        l->head = (h + 1) & (l->cap - 1);
+        l->count--;
+        now = t;
+    }
+}
+
+static void read_all(struct line *l) {
+    for (;;) {
+        if (l->count == l->cap && grow(l) < 0) {
+            char scratch[SLOT];                        /* queue at its cap: count a drop */
+            if (read(l->fd, scratch, sizeof scratch) < 0) return;
+            l->drops++;
+            continue;
+        }
+        uint32_t t = (l->head + l->count) & (l->cap - 1);
+        ssize_t n = read(l->fd, l->data + (size_t)t * SLOT, SLOT);
+        if (n < 0) return;                             /* EAGAIN: drained */
+        l->due[t] = now_ns() + l->delay_ns;
+        l->len[t] = (uint32_t)n;
+        l->count++;
+        l->packets++;
+        l->bytes += (uint64_t)n;
+        if (l->count > l->max_queue) l->max_queue = l->count;
+    }
+}
+
+static double percentile_us(double q) {
+    if (!released) return 0.0;
+    uint64_t want = (uint64_t)(q * (double)released), seen = 0;
+    if (want >= released) want = released - 1;
+    for (int i = 0; i <= HIST_US; i++) {
+        seen += hist[i];
+        if (seen > want) return (double)i;
+    }
+    return (double)HIST_US;
+}
+
+static void write_stats(FILE *f, struct line *lines, int n, const char *policy,
+                        double wall_s) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+                 ru.ru_stime.tv_usec / 1e6;
+    fprintf(f, "{\n  \"scheduler\": \"%s\",\n  \"wall_s\": %.6f,\n  \"cpu_s\": %.6f,\n",
+            policy, wall_s, cpu);
+    fprintf(f, "  \"released\": %llu,\n", (unsigned long long)released);
+    fprintf(f, "  \"lateness_us\": {\"mean\": %.3f, \"p50\": %.0f, \"p99\": %.0f, "
+               "\"p999\": %.0f, \"max\": %.3f},\n",
+            released ? late_sum_ns / 1e3 / (double)released : 0.0, percentile_us(0.5),
+            percentile_us(0.99), percentile_us(0.999), late_max_ns / 1e3);
+    fprintf(f, "  \"devices\": [\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "    {\"name\": \"%s\", \"delay_us\": %.3f, \"packets\": %llu, "
+                   "\"bytes\": %llu, \"drops\": %llu, \"max_queue\": %llu, \"queued_at_stop\": %u}%s\n",
+                lines[i].name, lines[i].delay_ns / 1e3,
+                (unsigned long long)lines[i].packets, (unsigned long long)lines[i].bytes,
+                (unsigned long long)lines[i].drops, (unsigned long long)lines[i].max_queue, lines[i].count,
+                i + 1 < n ? "," : "");
+    fprintf(f, "  ]\n}\n");
+}
+
+int main(int argc, char **argv) {
+    struct line lines[MAX_DEV];
+    struct pollfd pfd[MAX_DEV];
+    const char *stats = NULL;
+    int priority = 50, n = 0;
+    memset(lines, 0, sizeof lines);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--stats") && i + 1 < argc) { stats = argv[++i]; continue; }
+        if (!strcmp(argv[i], "--priority") && i + 1 < argc) { priority = atoi(argv[++i]); continue; }
+        char *colon = strrchr(argv[i], ':');
+        if (!colon || n == MAX_DEV || colon - argv[i] >= IFNAMSIZ) {
+            fprintf(stderr, "delayline: bad argument '%s' (want NAME:DELAY_US)\n", argv[i]);
+            return 2;
+        }
+        char *end;
+        double us = strtod(colon + 1, &end);
+        if (*end || us < 0 || us > 10e6) {
+            fprintf(stderr, "delayline: delay '%s' must be 0..10000000 us\n", colon + 1);
+            return 2;
+        }
+        memcpy(lines[n].name, argv[i], (size_t)(colon - argv[i]));
+        lines[n].delay_ns = (uint64_t)(us * 1000.0 + 0.5);
+        n++;
+    }
+    if (!n) { fprintf(stderr, "usage: delayline [--stats FILE] NAME:DELAY_US ...\n"); return 2; }
+
+    const char *policy = "SCHED_FIFO";
+    struct sched_param sp = {.sched_priority = priority};
+    if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) policy = "SCHED_OTHER";
+    mlockall(MCL_CURRENT | MCL_FUTURE);
+
+    for (int i = 0; i < n; i++) {
+        lines[i].fd = open_tun(lines[i].name);
+        if (lines[i].fd < 0 || grow(&lines[i]) < 0) {
+            fprintf(stderr, "delayline: cannot attach %s: %s\n", lines[i].name, strerror(errno));
+            return 1;
+        }
+        pfd[i].fd = lines[i].fd;
+        pfd[i].events = POLLIN;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    printf("ready\n");
+    fflush(stdout);
+
+    uint64_t start = now_ns();
+    while (!stop) {
+        uint64_t now = now_ns(), next = UINT64_MAX;
+        for (int i = 0; i < n; i++) release_due(&lines[i], now);
+        for (int i = 0; i < n; i++)
+            if (lines[i].count && lines[i].due[lines[i].head] < next) next = lines[i].due[lines[i].head];
+        struct timespec ts, *tp = NULL;
+        if (next != UINT64_MAX) {
+            now = now_ns();
+            uint64_t wait = next > now ? next - now : 0;
+            ts.tv_sec = (time_t)(wait / 1000000000ull);
+            ts.tv_nsec = (long)(wait % 1000000000ull);
+            tp = &ts;
+        }
+        int r = ppoll(pfd, (nfds_t)n, tp, NULL);
+        if (r < 0 && errno != EINTR) { perror("delayline: ppoll"); break; }
+        if (r > 0)
+            for (int i = 0; i < n; i++)
+                if (pfd[i].revents & POLLIN) read_all(&lines[i]);
+    }
+    double wall = (now_ns() - start) / 1e9;
+    FILE *f = stats ? fopen(stats, "w") : stdout;
+    if (!f) { perror("delayline: stats"); return 1; }
+    write_stats(f, lines, n, policy, wall);
+    if (f != stdout) fclose(f);
+    return 0;
+}

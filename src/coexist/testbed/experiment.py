@@ -1,0 +1,418 @@
+"""One experiment end to end: build the dumbbell, run the flows, measure, gate, tear down.
+
+The result is a set of tidy tables (one row per flow; goodput, socket, queue and probe time
+series) and a summary with the gates and the run's provenance. :func:`write` stores them
+atomically: a run directory either exists complete or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import provenance
+from . import delay, gates, measure, topology
+from .spec import Experiment
+from .topology import BOTTLENECK_DEV, BOTTLENECK_HANDLE, RECEIVER_IP, Plan, TestbedError, sh
+
+BASE_PORT = 5201
+BASE_CPORT = 41001
+
+
+class Interrupted(Exception):
+    """The run was stopped by a signal; the topology has been removed."""
+
+
+@dataclass
+class RunResult:
+    summary: dict
+    flows: pd.DataFrame
+    series: pd.DataFrame
+    sockets: pd.DataFrame
+    queue: pd.DataFrame
+    probe: pd.DataFrame
+    path: Path | None = None
+
+    @property
+    def valid(self) -> bool:
+        return bool(self.summary["valid"])
+
+
+@dataclass
+class _Procs:
+    """Processes started inside the run's namespaces (killed by teardown in any case)."""
+
+    workdir: Path
+    items: list[tuple[str, subprocess.Popen]] = field(default_factory=list)
+
+    def start(self, name: str, ns: str, argv: list[str], *, stdout_to_file: bool = True,
+              ) -> subprocess.Popen:
+        out = open(self.workdir / f"{name}.out", "wb") if stdout_to_file else subprocess.PIPE
+        err = open(self.workdir / f"{name}.err", "wb")
+        p = subprocess.Popen(["ip", "netns", "exec", ns, *argv], stdout=out, stderr=err,
+                             start_new_session=True)
+        self.items.append((name, p))
+        return p
+
+    def stderr(self, name: str) -> str:
+        path = self.workdir / f"{name}.err"
+        return path.read_text(errors="replace").strip() if path.exists() else ""
+
+
+@contextmanager
+def _signals_raise():
+    """Turn SIGTERM/SIGHUP into an exception so ``finally`` blocks tear the testbed down."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, _frame):
+        raise Interrupted(f"stopped by signal {signal.Signals(signum).name}")
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def _wait_listening(ns: str, ports: list[int], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        out = sh(["nsenter", f"--net=/run/netns/{ns}", "ss", "-ltnH"], check=False)
+        listening = {int(line.split()[3].rsplit(":", 1)[1]) for line in out.splitlines()
+                     if line.strip()}
+        if set(ports) <= listening:
+            return
+        time.sleep(0.05)
+    raise TestbedError(f"iperf3 servers did not start listening on {ports} within {timeout} s")
+
+
+def _sampler(plan: Plan, t0: float, stop: threading.Event, cport_flow: dict[int, int],
+             sockets: list[dict], queue: list[dict], errors: list[BaseException]) -> None:
+    """Sample every sender's sockets (``ss``) and the bottleneck (``tc``) every sample_s."""
+    step = plan.exp.sample_s
+    k = 0
+    try:
+        while not stop.is_set():
+            for ns in plan.senders:
+                t = time.monotonic() - t0
+                out = sh(["nsenter", f"--net=/run/netns/{ns}", "ss", "-tinH"])
+                for rec in measure.parse_ss(out):
+                    if rec["state"] == "ESTAB" and rec["local_port"] in cport_flow:
+                        rec.update(t_s=t, flow=cport_flow[rec["local_port"]])
+                        sockets.append(rec)
+            t = time.monotonic() - t0
+            out = sh(["nsenter", f"--net=/run/netns/{plan.router}", "tc", "-s", "-j", "qdisc",
+                      "show", "dev", BOTTLENECK_DEV])
+            q = measure.parse_tc_qdisc(out, BOTTLENECK_HANDLE)
+            q["t_s"] = t
+            queue.append(q)
+            k += 1
+            stop.wait(max(0.0, k * step - (time.monotonic() - t0)))
+    except BaseException as exc:  # reported by the main thread
+        errors.append(exc)
+
+
+def run(exp: Experiment, *, progress: bool = True, th: gates.Thresholds = gates.Thresholds(),
+        on_progress: Callable[[float], None] | None = None) -> RunResult:
+    """Run one experiment and return its measurements (not yet written anywhere)."""
+    backend = delay.resolve(exp.delay)
+    dl_binary = delay.binary() if backend == "tun" else None
+    plan = Plan(secrets.token_hex(3), exp, backend)
+    workdir = Path(tempfile.mkdtemp(prefix=f"coexist-{plan.run_id}-"))
+    procs = _Procs(workdir)
+    prov = provenance.collect()
+    sockets: list[dict] = []
+    queue: list[dict] = []
+    errors: list[BaseException] = []
+    stop = threading.Event()
+    sampler: threading.Thread | None = None
+    n = len(exp.flows)
+    cport_flow = {BASE_CPORT + i: i for i in range(n)}
+    wall0 = time.monotonic()
+    try:
+        with _signals_raise():
+            topology.setup(plan)
+            dl = None
+            if dl_binary is not None:
+                dl = procs.start("delayline", plan.router,
+                                 [str(dl_binary), "--stats", str(workdir / "delayline.json"),
+                                  *plan.delayline_args()], stdout_to_file=False)
+                ready = dl.stdout.readline().decode().strip()
+                if ready != "ready":
+                    dl.wait(5)
+                    raise TestbedError(f"delay line failed to start: {procs.stderr('delayline')}")
+            for i in range(n):
+                procs.start(f"server{i}", plan.receiver,
+                            ["iperf3", "-s", "-1", "-J", "-p", str(BASE_PORT + i),
+                             "-i", f"{exp.interval_s:g}"])
+            _wait_listening(plan.receiver, [BASE_PORT + i for i in range(n)])
+            probe_s = exp.duration_s + 1.0
+            for g in range(len(exp.groups)):
+                procs.start(f"probe{g}", plan.router,
+                            ["ping", "-n", "-D", "-i", "0.1", "-w", f"{probe_s:.0f}",
+                             topology.sender_ip(g)])
+            t0, t0_unix = time.monotonic(), time.time()
+            offsets = []
+            clients = []
+            for i, flow in enumerate(exp.flows):
+                offsets.append(time.monotonic() - t0)
+                clients.append(procs.start(
+                    f"client{i}", plan.sender(exp.group_of(flow)),
+                    ["iperf3", "-c", RECEIVER_IP, "-p", str(BASE_PORT + i),
+                     "--cport", str(BASE_CPORT + i), "-C", flow.cca, "-t", f"{exp.duration_s:g}",
+                     "-i", f"{exp.interval_s:g}", "-J", "--get-server-output"]))
+            sampler = threading.Thread(target=_sampler, daemon=True, args=(
+                plan, t0, stop, cport_flow, sockets, queue, errors))
+            sampler.start()
+            _wait_clients(clients, exp.duration_s, t0, progress, on_progress)
+            stop.set()
+            sampler.join(timeout=10)
+            if errors:
+                raise TestbedError(f"sampling failed: {errors[0]}")
+            for name, p in procs.items:
+                if name.startswith("probe") and p.poll() is None:
+                    p.send_signal(signal.SIGINT)
+            if dl is not None:
+                dl.send_signal(signal.SIGTERM)
+                dl.wait(10)
+            for name, p in procs.items:
+                if name.startswith("probe"):
+                    p.wait(10)
+            other = _other_drops(plan)
+            if dl is not None:
+                stats = measure.parse_delayline_stats((workdir / "delayline.json").read_text())
+                for dev in stats["devices"]:
+                    other[f"delay line {dev['name']}"] = int(dev["drops"])
+            else:
+                stats = None
+            result = _analyse(plan, procs, workdir, offsets, t0_unix, sockets, queue, stats,
+                              other, th)
+    finally:
+        stop.set()
+        try:
+            topology.teardown(plan)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+    result.summary.update(provenance=prov, wall_s=round(time.monotonic() - wall0, 3))
+    return result
+
+
+def _wait_clients(clients: list[subprocess.Popen], duration: float, t0: float, progress: bool,
+                  on_progress: Callable[[float], None] | None) -> None:
+    from tqdm.auto import tqdm
+
+    limit = duration + 30.0
+    with tqdm(total=round(duration), unit="s", disable=not progress, leave=False,
+              desc="experiment") as bar:
+        while any(c.poll() is None for c in clients):
+            elapsed = time.monotonic() - t0
+            if elapsed > limit:
+                raise TestbedError(f"iperf3 clients still running {limit:g} s after the start")
+            bar.n = min(round(elapsed), bar.total)
+            bar.refresh()
+            if on_progress is not None:
+                on_progress(min(elapsed / duration, 1.0))
+            time.sleep(0.2)
+
+
+def _other_drops(plan: Plan) -> dict[str, int]:
+    """Every drop counter of the topology except the bottleneck qdisc's."""
+    out: dict[str, int] = {}
+    skip = [(BOTTLENECK_DEV, "1:"), (BOTTLENECK_DEV, BOTTLENECK_HANDLE)]
+    for ns in plan.namespaces:
+        role = ns.rsplit("-", 1)[1]
+        for dev, count in measure.link_drops(sh(["ip", "-n", ns, "-s", "-j", "link", "show"])
+                                             ).items():
+            out[f"{role} {dev} link"] = count
+        text = sh(["tc", "-n", ns, "-s", "-j", "qdisc", "show"])
+        skipped = skip if ns == plan.router else []
+        for name, count in measure.qdisc_drops(text, skipped).items():
+            out[f"{role} {name}"] = count
+    return out
+
+
+def _percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q)) if values else math.nan
+
+
+def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_unix: float,
+             sockets: list[dict], queue: list[dict], dl_stats: dict | None,
+             other_drops: dict[str, int], th: gates.Thresholds) -> RunResult:
+    exp = plan.exp
+    n = len(exp.flows)
+    flow_rows, series_rows, complete = [], [], []
+    for i, flow in enumerate(exp.flows):
+        name = f"client{i}"
+        proc = dict(procs.items)[name]
+        text = (workdir / f"{name}.out").read_text(errors="replace")
+        try:
+            res = measure.parse_iperf3(text)
+        except measure.MeasureError as exc:
+            raise TestbedError(f"flow {i} ({flow.cca}): {exc}; stderr: {procs.stderr(name)}") \
+                from None
+        ivs = res.intervals
+        done = proc.returncode == 0 and bool(ivs) and \
+            ivs[-1]["end_s"] >= exp.duration_s - exp.interval_s - 1e-6
+        complete.append(done)
+        measured = [iv for iv in ivs if iv["start_s"] >= exp.warmup_s - 1e-6]
+        secs = sum(iv["end_s"] - iv["start_s"] for iv in measured)
+        goodput = sum(iv["bytes"] for iv in measured) * 8 / secs if secs > 0 else math.nan
+        flow_rows.append({"flow": i, "cca": flow.cca, "rtt_s": flow.rtt_s,
+                          "group": exp.group_of(flow), "start_offset_s": round(offsets[i], 6),
+                          "goodput_bps": goodput, "bytes_received": res.receiver_bytes,
+                          "retransmits": res.retransmits, "iperf3_congestion": res.congestion})
+        for iv in ivs:
+            series_rows.append({"flow": i, "cca": flow.cca, "rtt_s": flow.rtt_s,
+                                "t_start_s": offsets[i] + iv["start_s"],
+                                "t_end_s": offsets[i] + iv["end_s"], "bytes": iv["bytes"],
+                                "goodput_bps": iv["bits_per_second"]})
+    flows = pd.DataFrame(flow_rows)
+    total = float(flows["goodput_bps"].sum())
+    flows["share"] = flows["goodput_bps"] / total if total > 0 else math.nan
+    series = pd.DataFrame(series_rows)
+
+    sock = pd.DataFrame(sockets)
+    if not sock.empty:
+        sock = sock.sort_values(["flow", "t_s"]).reset_index(drop=True)
+        sock.insert(1, "cca_requested", [exp.flows[f].cca for f in sock["flow"]])
+        acked = sock.groupby("flow")["bytes_acked"].diff()
+        dt = sock.groupby("flow")["t_s"].diff()
+        sock["acked_rate_bps"] = acked * 8 / dt
+        sock = sock.drop(columns=["state", "peer_port"])
+        sock = sock[["t_s", "flow", *[c for c in sock.columns if c not in ("t_s", "flow")]]]
+    cca_seen = [set(sock.loc[sock["flow"] == i, "cca"]) if not sock.empty else set()
+                for i in range(n)]
+
+    q = pd.DataFrame(queue)
+    if not q.empty:
+        q = q[["t_s", *[c for c in q.columns if c != "t_s"]]]
+    window = q[(q["t_s"] >= exp.warmup_s) & (q["t_s"] <= exp.duration_s - 0.5)] \
+        if not q.empty else q
+    utilisation = mean_pkt = math.nan
+    if len(window) >= 2:
+        first, last = window.iloc[0], window.iloc[-1]
+        span = last["t_s"] - first["t_s"]
+        sent = last["sent_bytes"] - first["sent_bytes"]
+        utilisation = sent * 8 / (exp.capacity_bps * span)
+        packets = last["sent_packets"] - first["sent_packets"]
+        mean_pkt = sent / packets if packets else math.nan
+    qdelay = window["backlog_bytes"] * 8 / exp.capacity_bps if len(window) else pd.Series([])
+
+    probe_rows, probe_summary = [], []
+    for g, rtt in enumerate(exp.groups):
+        replies = measure.parse_ping((workdir / f"probe{g}.out").read_text(errors="replace"))
+        rtts = [r["rtt_s"] for r in replies]
+        for r in replies:
+            probe_rows.append({"t_s": r["unix_s"] - t0_unix, "group": g,
+                               "rtt_configured_s": rtt, "seq": r["seq"], "rtt_s": r["rtt_s"]})
+        probe_summary.append({"group": g, "rtt_s": rtt, "count": len(rtts),
+                              "p50_s": _percentile(rtts, 50), "p99_s": _percentile(rtts, 99),
+                              "min_s": min(rtts) if rtts else math.nan,
+                              "max_s": max(rtts) if rtts else math.nan})
+    lateness = None if dl_stats is None else dl_stats["lateness_us"]["p999"] / 1e6
+    metrics = {"probe": probe_summary, "lateness_p999_s": lateness,
+               "utilisation": None if math.isnan(utilisation) else utilisation,
+               "other_drops": other_drops, "cca_seen": list(zip([f.cca for f in exp.flows],
+                                                                 cca_seen, strict=True)),
+               "flows_complete": complete}
+    evaluated = gates.evaluate(metrics, th)
+    valid, reasons = gates.verdict(evaluated)
+
+    bbr = flows["cca"] == "bbr"
+    x = flows["goodput_bps"].to_numpy(dtype=float)
+    summary = {
+        "run_id": plan.run_id,
+        "params": exp.to_dict(),
+        "delay_backend": plan.delay,
+        "flows": flows.to_dict(orient="records"),
+        "goodput_total_bps": total,
+        "utilisation": _num(utilisation),
+        "goodput_over_capacity": total / exp.capacity_bps,
+        "jain_index": _num(x.sum() ** 2 / (len(x) * (x**2).sum())) if total > 0 else None,
+        "bbr_share": _num(flows.loc[bbr, "goodput_bps"].sum() / total) if bbr.any() else None,
+        "mean_queue_delay_s": _num(qdelay.mean()) if len(qdelay) else None,
+        "p95_queue_delay_s": _num(qdelay.quantile(0.95)) if len(qdelay) else None,
+        "bottleneck_drops": int(q["drops"].iloc[-1]) if not q.empty else None,
+        "bottleneck_mean_packet_bytes": _num(mean_pkt),
+        "probe": probe_summary,
+        "delay_line": None if dl_stats is None else {
+            "scheduler": dl_stats["scheduler"], "cpu_fraction": dl_stats["cpu_s"] /
+            max(dl_stats["wall_s"], 1e-9), "lateness_us": dl_stats["lateness_us"],
+            "released": dl_stats["released"], "devices": dl_stats["devices"]},
+        "other_drops": {k: v for k, v in other_drops.items() if v},
+        "gates": gates.as_records(evaluated),
+        "valid": valid,
+        "invalid_reasons": reasons,
+    }
+    return RunResult(summary, flows, series, sock, q, pd.DataFrame(probe_rows))
+
+
+def _num(v: float) -> float | None:
+    v = float(v)
+    return None if math.isnan(v) else v
+
+
+def _json_default(o: object) -> object:
+    if isinstance(o, np.bool_):
+        return bool(o)
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return None if math.isnan(o) else float(o)
+    if isinstance(o, set):
+        return sorted(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def summary_json(result: RunResult) -> str:
+    return json.dumps(result.summary, indent=2, default=_json_default, allow_nan=False)
+
+
+TABLES = ("flows", "series", "sockets", "queue", "probe")
+
+
+def write(result: RunResult, out_dir: Path, name: str | None = None) -> Path:
+    """Store the run as ``out_dir/name/`` (summary.json + one CSV per table), atomically.
+
+    Files are written into a hidden sibling directory that is renamed into place, so a
+    crash leaves either the complete run or nothing under ``name``.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    dest = out_dir / (name or result.summary["run_id"])
+    if dest.exists():
+        raise FileExistsError(f"run directory {dest} exists; refusing to overwrite")
+    tmp = out_dir / f".{dest.name}.partial-{secrets.token_hex(3)}"
+    tmp.mkdir()
+    try:
+        for table in TABLES:
+            getattr(result, table).to_csv(tmp / f"{table}.csv", index=False,
+                                          float_format="%.9g")
+        (tmp / "summary.json").write_text(summary_json(result) + "\n")
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    result.path = dest
+    return dest

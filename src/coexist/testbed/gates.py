@@ -1,0 +1,87 @@
+"""Validity gates: the conditions under which a run measures what it claims to.
+
+A run that fails any gate is kept on disk with its reasons but marked invalid; campaigns
+re-run it and figures never use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Gate limits (defaults from the harness design)."""
+
+    probe_tolerance_s: float = 1e-3       # probe RTT p99 within this of the configured RTT
+    lateness_p999_s: float = 1e-3         # delay-line release lateness, 99.9th percentile
+    utilisation_min: float = 0.95         # bottleneck link utilisation after warm-up
+    other_drops_max: int = 0              # drops anywhere but the bottleneck qdisc
+
+
+@dataclass(frozen=True)
+class Gate:
+    name: str
+    passed: bool
+    value: object
+    limit: str
+    detail: str = ""
+
+
+def evaluate(m: dict, th: Thresholds = Thresholds()) -> list[Gate]:
+    """Check the run's measurements ``m`` against ``th``.
+
+    ``m`` keys: ``probe`` (per group: ``rtt_s``, ``p99_s``, ``min_s``, ``count``),
+    ``lateness_p999_s`` (None with netem), ``utilisation``, ``other_drops`` (name -> count),
+    ``cca_seen`` (per flow: requested, seen set), ``flows_complete`` (per flow bool).
+    """
+    gates: list[Gate] = []
+    worst, detail, ok = 0.0, [], True
+    for g in m["probe"]:
+        if g["count"] == 0:
+            ok = False
+            detail.append(f"group {g['rtt_s'] * 1e3:g} ms: no probe reply")
+            continue
+        off = max(abs(g["p99_s"] - g["rtt_s"]), abs(g["min_s"] - g["rtt_s"]))
+        worst = max(worst, off)
+        if off > th.probe_tolerance_s:
+            ok = False
+        detail.append(f"group {g['rtt_s'] * 1e3:g} ms: p99 {g['p99_s'] * 1e3:.2f} ms")
+    gates.append(Gate("probe_rtt", ok, round(worst * 1e3, 3),
+                      f"|p99 - RTT| <= {th.probe_tolerance_s * 1e3:g} ms", "; ".join(detail)))
+
+    late = m.get("lateness_p999_s")
+    if late is not None:
+        gates.append(Gate("delay_lateness", late < th.lateness_p999_s, round(late * 1e3, 3),
+                          f"p99.9 < {th.lateness_p999_s * 1e3:g} ms"))
+
+    u = m["utilisation"]
+    gates.append(Gate("utilisation", u is not None and u >= th.utilisation_min,
+                      None if u is None else round(u, 4), f">= {th.utilisation_min:g}"))
+
+    drops = {k: v for k, v in m["other_drops"].items() if v}
+    total = sum(drops.values())
+    gates.append(Gate("drops_only_at_bottleneck", total <= th.other_drops_max, total,
+                      f"<= {th.other_drops_max}",
+                      ", ".join(f"{k}: {v}" for k, v in sorted(drops.items()))))
+
+    bad = [f"flow {i}: asked {want}, saw {sorted(seen) or 'nothing'}"
+           for i, (want, seen) in enumerate(m["cca_seen"]) if seen != {want}]
+    gates.append(Gate("cca_confirmed", not bad, len(m["cca_seen"]) - len(bad),
+                      "every flow ran its CCA", "; ".join(bad)))
+
+    missing = [i for i, done in enumerate(m["flows_complete"]) if not done]
+    gates.append(Gate("flows_complete", not missing, len(m["flows_complete"]) - len(missing),
+                      "every iperf3 flow finished", ", ".join(f"flow {i}" for i in missing)))
+    return gates
+
+
+def verdict(gates: list[Gate]) -> tuple[bool, list[str]]:
+    """(valid, reasons) from evaluated gates."""
+    reasons = [f"{g.name}: {g.value} (need {g.limit})" + (f" [{g.detail}]" if g.detail else "")
+               for g in gates if not g.passed]
+    return not reasons, reasons
+
+
+def as_records(gates: list[Gate]) -> list[dict]:
+    return [asdict(g) for g in gates]

@@ -1,0 +1,195 @@
+"""What one experiment is: bottleneck, base RTTs, buffer and the flows that share it.
+
+Command-line text (``50mbit``, ``40ms``, ``cubic:1,bbr:1@20ms``) is parsed here into SI
+units (bit/s, seconds, bytes) and checked once, so every later step can trust it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from ..params import ParameterError
+
+#: Congestion controls the harness knows how to request and recognise in ``ss`` output.
+KNOWN_CCAS = ("cubic", "bbr", "reno")
+#: Bytes one full-sized packet occupies at the bottleneck qdisc (1500 MTU + Ethernet header).
+WIRE_PACKET_BYTES = 1514
+#: Limits: the veth/TUN path on a 2-core machine is validated up to 100 Mbit/s; above
+#: 1 Gbit/s nothing here is meaningful.
+CAPACITY_RANGE = (1e5, 1e9)
+RTT_RANGE = (0.001, 1.0)
+MAX_FLOWS = 64
+
+_RATE_UNITS = {"": 1.0, "bit": 1.0, "bps": 1.0, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9,
+               "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
+_TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6}
+
+
+def _range_error(name: str, value: object, valid: str) -> ParameterError:
+    return ParameterError(f"parameter {name!r} = {value!r} is invalid; valid: {valid}")
+
+
+def parse_rate(text: str | float, name: str = "capacity") -> float:
+    """Bit/s from ``50mbit``, ``100Mbps``, ``1gbit`` or a plain number of bit/s."""
+    valid = (f"a rate such as 50mbit or 100e6, between {CAPACITY_RANGE[0]:g} and "
+             f"{CAPACITY_RANGE[1]:g} bit/s")
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+    else:
+        m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-z]*)\s*", str(text).lower())
+        if not m or m.group(2) not in _RATE_UNITS:
+            raise _range_error(name, text, valid)
+        try:
+            value = float(m.group(1)) * _RATE_UNITS[m.group(2)]
+        except ValueError:
+            raise _range_error(name, text, valid) from None
+    if not CAPACITY_RANGE[0] <= value <= CAPACITY_RANGE[1]:
+        raise _range_error(name, text, valid)
+    return value
+
+
+def parse_time(text: str | float, name: str, low: float, high: float) -> float:
+    """Seconds from ``40ms``, ``0.04s``, ``40000us`` or a plain number of seconds."""
+    valid = f"a time such as 40ms or 0.04 (seconds), between {low:g} s and {high:g} s"
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+    else:
+        m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-z]*)\s*", str(text).lower())
+        if not m or m.group(2) not in _TIME_UNITS:
+            raise _range_error(name, text, valid)
+        try:
+            value = float(m.group(1)) * _TIME_UNITS[m.group(2)]
+        except ValueError:
+            raise _range_error(name, text, valid) from None
+    if not low <= value <= high:
+        raise _range_error(name, text, valid)
+    return value
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One iperf3 flow: its congestion control and the base RTT of its sender group."""
+
+    cca: str
+    rtt_s: float
+
+
+def parse_flows(text: str, default_rtt_s: float) -> tuple[Flow, ...]:
+    """Flows from ``cubic:1,bbr:1`` or, with per-group RTTs, ``cubic:3@10ms,bbr:3@30ms``.
+
+    Counts may be 0 (a mix with no flow of that kind); the total must be 1..64.
+    """
+    valid = (f"comma-separated CCA:COUNT[@RTT] with CCA in {', '.join(KNOWN_CCAS)}, "
+             f"COUNT >= 0, 1..{MAX_FLOWS} flows in total")
+    flows: list[Flow] = []
+    for part in str(text).split(","):
+        m = re.fullmatch(r"\s*([a-z0-9_]+)\s*:\s*(\d+)\s*(?:@\s*(\S+))?\s*", part.lower())
+        if not m or m.group(1) not in KNOWN_CCAS:
+            raise _range_error("flows", text, valid)
+        rtt = (default_rtt_s if m.group(3) is None
+               else parse_time(m.group(3), "flows (rtt)", *RTT_RANGE))
+        flows.extend(Flow(m.group(1), rtt) for _ in range(int(m.group(2))))
+    if not 1 <= len(flows) <= MAX_FLOWS:
+        raise _range_error("flows", text, valid)
+    return tuple(flows)
+
+
+def format_flows(flows: tuple[Flow, ...], default_rtt_s: float) -> str:
+    """Inverse of :func:`parse_flows` (grouping consecutive equal flows)."""
+    parts: list[str] = []
+    i = 0
+    while i < len(flows):
+        j = i
+        while j < len(flows) and flows[j] == flows[i]:
+            j += 1
+        rtt = "" if flows[i].rtt_s == default_rtt_s else f"@{flows[i].rtt_s * 1e3:g}ms"
+        parts.append(f"{flows[i].cca}:{j - i}{rtt}")
+        i = j
+    return ",".join(parts)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A fully checked experiment description, in SI units.
+
+    ``buffer_bdp`` is in multiples of the bottleneck BDP computed with ``rtt_s`` (the
+    reference RTT, which is also the default per-flow RTT).
+    """
+
+    capacity_bps: float
+    rtt_s: float
+    buffer_bdp: float
+    flows: tuple[Flow, ...]
+    duration_s: float = 60.0
+    warmup_s: float = 10.0
+    interval_s: float = 1.0
+    sample_s: float = 0.2
+    delay: str = "auto"
+    seed: int = 0
+    extra: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def bdp_bytes(self) -> float:
+        return self.capacity_bps * self.rtt_s / 8.0
+
+    @property
+    def buffer_bytes(self) -> int:
+        """The bfifo limit: ``buffer_bdp x C x RTT / 8`` bytes, rounded to a byte."""
+        return int(round(self.buffer_bdp * self.bdp_bytes))
+
+    @property
+    def groups(self) -> tuple[float, ...]:
+        """Distinct base RTTs, in order of first appearance: one sender namespace each."""
+        return tuple(dict.fromkeys(f.rtt_s for f in self.flows))
+
+    def group_of(self, flow: Flow) -> int:
+        return self.groups.index(flow.rtt_s)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["flows"] = format_flows(self.flows, self.rtt_s)
+        d["buffer_bytes"] = self.buffer_bytes
+        d.pop("extra")
+        return d
+
+
+def experiment(
+    *,
+    capacity: str | float,
+    rtt: str | float,
+    buffer_bdp: float,
+    flows: str,
+    duration: str | float = 60.0,
+    warmup: str | float = 10.0,
+    interval: str | float = 1.0,
+    sample: str | float = 0.2,
+    delay: str = "auto",
+    seed: int = 0,
+) -> Experiment:
+    """Parse and check an experiment; every error names the parameter and its valid range."""
+    capacity_bps = parse_rate(capacity)
+    rtt_s = parse_time(rtt, "rtt", *RTT_RANGE)
+    if isinstance(buffer_bdp, bool) or not isinstance(buffer_bdp, (int, float)) \
+            or not 0.01 <= buffer_bdp <= 1000:
+        raise _range_error("buffer_bdp", buffer_bdp, "a number with 0.01 <= buffer_bdp <= 1000")
+    flow_list = parse_flows(flows, rtt_s)
+    duration_s = parse_time(duration, "duration", 2.0, 7200.0)
+    warmup_s = parse_time(warmup, "warmup", 0.0, 7200.0)
+    if warmup_s > duration_s - 1.0:
+        raise ParameterError(
+            f"parameter 'warmup' = {warmup!r} must leave at least 1 s of the "
+            f"duration ({duration_s:g} s) to measure; valid: 0 <= warmup <= duration - 1 s")
+    interval_s = parse_time(interval, "interval", 0.1, 10.0)
+    sample_s = parse_time(sample, "sample", 0.02, 10.0)
+    if delay not in ("auto", "tun", "netem"):
+        raise _range_error("delay", delay, "one of 'auto', 'tun', 'netem'")
+    exp = Experiment(capacity_bps, rtt_s, float(buffer_bdp), flow_list, duration_s, warmup_s,
+                     interval_s, sample_s, delay, int(seed))
+    if exp.buffer_bytes < 2 * WIRE_PACKET_BYTES:
+        raise ParameterError(
+            f"parameter 'buffer_bdp' = {buffer_bdp!r} gives a {exp.buffer_bytes}-byte buffer at "
+            f"{capacity_bps / 1e6:g} Mbit/s and {rtt_s * 1e3:g} ms; valid: at least "
+            f"{2 * WIRE_PACKET_BYTES} bytes (two full packets), i.e. buffer_bdp >= "
+            f"{2 * WIRE_PACKET_BYTES / exp.bdp_bytes:.3g}")
+    return exp

@@ -1,0 +1,299 @@
+"""The emulated dumbbell: sender namespaces -> router namespace -> receiver namespace.
+
+::
+
+    cx-ID-s0 (10.10.0.2) --veth-- s0 |                    |
+    cx-ID-s1 (10.10.1.2) --veth-- s1 |  cx-ID-r (router)  | dst --veth-- cx-ID-d (10.20.0.2)
+                                     |  ACK path delayed  |  htb rate C + bfifo (drop-tail)
+                                     |  per sender group  |
+
+One sender namespace per distinct base RTT, so groups of flows can have different RTTs.
+The bottleneck is the router's egress towards the receiver. The base RTT is added on the
+reverse (ACK) path at the router, per sender group: by a netem qdisc on ``s<i>`` where the
+kernel has netem, otherwise by routing the ACKs through a TUN device ``dl<i>`` served by
+the delay line (``delayline.c``). Data packets therefore meet only the bottleneck queue.
+
+Everything lives inside namespaces named ``cx-<run id>-...``: deleting them removes every
+interface, qdisc and route, and no traffic can reach an address outside them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .spec import WIRE_PACKET_BYTES, Experiment
+
+PREFIX = "cx-"
+ROUTER_RECEIVER_IP = "10.20.0.1"
+RECEIVER_IP = "10.20.0.2"
+DELAY_TABLE = "100"
+BOTTLENECK_DEV = "dst"
+BOTTLENECK_HANDLE = "10:"
+#: socket buffer ceiling for autotuning: enough for a 250-BDP buffer at 100 Mbit/s, 80 ms
+SOCKET_BUFFER_MAX = 1 << 30
+
+
+class TestbedError(RuntimeError):
+    """A command needed to build, run or remove the testbed failed."""
+
+    __test__ = False  # not a pytest test class
+
+
+def registry_dir() -> Path:
+    """Where live runs register their namespaces (so ``clean`` can find leftovers)."""
+    return Path(os.environ.get("COEXIST_RUN_DIR", "/run/coexist"))
+
+
+def sender_ip(group: int) -> str:
+    return f"10.10.{group}.2"
+
+
+def router_sender_ip(group: int) -> str:
+    return f"10.10.{group}.1"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Names and commands of one run's topology; building it is :func:`setup`."""
+
+    run_id: str
+    exp: Experiment
+    delay: str  # "tun" or "netem"
+
+    @property
+    def router(self) -> str:
+        return f"{PREFIX}{self.run_id}-r"
+
+    @property
+    def receiver(self) -> str:
+        return f"{PREFIX}{self.run_id}-d"
+
+    def sender(self, group: int) -> str:
+        return f"{PREFIX}{self.run_id}-s{group}"
+
+    @property
+    def senders(self) -> list[str]:
+        return [self.sender(g) for g in range(len(self.exp.groups))]
+
+    @property
+    def namespaces(self) -> list[str]:
+        return [*self.senders, self.router, self.receiver]
+
+    def delay_us(self, group: int) -> float:
+        return self.exp.groups[group] * 1e6
+
+    def commands(self) -> list[list[str]]:
+        """Every command that builds the topology, in order (the delay line excepted)."""
+        r, d = self.router, self.receiver
+        cmds: list[list[str]] = [["ip", "netns", "add", ns] for ns in self.namespaces]
+        tcp_mem = f"4096 131072 {SOCKET_BUFFER_MAX}"
+        for ns in self.namespaces:
+            cmds.append(_sysctl(ns, {"net.ipv6.conf.all.disable_ipv6": "1",
+                                     "net.ipv6.conf.default.disable_ipv6": "1"}))
+        for ns in [*self.senders, d]:
+            cmds.append(_sysctl(ns, {"net.ipv4.tcp_rmem": tcp_mem, "net.ipv4.tcp_wmem": tcp_mem,
+                                     "net.ipv4.tcp_no_metrics_save": "1"}))
+        cmds.append(_sysctl(r, {"net.ipv4.ip_forward": "1", "net.ipv4.conf.all.rp_filter": "0",
+                                "net.ipv4.conf.default.rp_filter": "0"}))
+        for g, s in enumerate(self.senders):
+            cmds += [
+                ["ip", "link", "add", "eth0", "netns", s, "type", "veth",
+                 "peer", "name", f"s{g}", "netns", r],
+                ["ip", "-n", s, "addr", "add", f"{sender_ip(g)}/24", "dev", "eth0"],
+                ["ip", "-n", r, "addr", "add", f"{router_sender_ip(g)}/24", "dev", f"s{g}"],
+            ]
+        cmds += [
+            ["ip", "link", "add", BOTTLENECK_DEV, "netns", r, "type", "veth",
+             "peer", "name", "eth0", "netns", d],
+            ["ip", "-n", r, "addr", "add", f"{ROUTER_RECEIVER_IP}/24", "dev", BOTTLENECK_DEV],
+            ["ip", "-n", d, "addr", "add", f"{RECEIVER_IP}/24", "dev", "eth0"],
+        ]
+        for ns, dev in self.interfaces():
+            cmds.append(["ip", "-n", ns, "link", "set", dev, "up"])
+            # no segmentation offloads anywhere: the bottleneck must see MTU-sized packets
+            cmds.append(["ip", "netns", "exec", ns, "ethtool", "-K", dev,
+                         "tso", "off", "gso", "off", "gro", "off"])
+        for ns in self.namespaces:
+            cmds.append(["ip", "-n", ns, "link", "set", "lo", "up"])
+        for g, s in enumerate(self.senders):
+            cmds.append(["ip", "-n", s, "route", "add", "default", "via", router_sender_ip(g)])
+        cmds.append(["ip", "-n", d, "route", "add", "default", "via", ROUTER_RECEIVER_IP])
+        cmds += self.bottleneck_commands()
+        cmds += self.delay_commands()
+        return cmds
+
+    def interfaces(self) -> list[tuple[str, str]]:
+        """(namespace, veth name) of every veth end."""
+        out = [(s, "eth0") for s in self.senders]
+        out += [(self.router, f"s{g}") for g in range(len(self.senders))]
+        out += [(self.router, BOTTLENECK_DEV), (self.receiver, "eth0")]
+        return out
+
+    def bottleneck_commands(self) -> list[list[str]]:
+        """htb at rate C with a drop-tail bfifo child of ``buffer_bdp`` BDP bytes."""
+        rate = f"{int(round(self.exp.capacity_bps))}bit"
+        tc = ["tc", "-n", self.router]
+        return [
+            [*tc, "qdisc", "add", "dev", BOTTLENECK_DEV, "root", "handle", "1:", "htb",
+             "default", "1"],
+            [*tc, "class", "add", "dev", BOTTLENECK_DEV, "parent", "1:", "classid", "1:1", "htb",
+             "rate", rate, "ceil", rate, "quantum", str(WIRE_PACKET_BYTES)],
+            [*tc, "qdisc", "add", "dev", BOTTLENECK_DEV, "parent", "1:1", "handle",
+             BOTTLENECK_HANDLE, "bfifo", "limit", str(self.exp.buffer_bytes)],
+        ]
+
+    def delay_commands(self) -> list[list[str]]:
+        """Per-group ACK-path delay: netem qdiscs, or TUN devices plus policy routing."""
+        r = self.router
+        cmds: list[list[str]] = []
+        if self.delay == "netem":
+            for g in range(len(self.senders)):
+                cmds.append(["tc", "-n", r, "qdisc", "add", "dev", f"s{g}", "root", "netem",
+                             "delay", f"{self.delay_us(g):.0f}us", "limit", "1000000"])
+            return cmds
+        for g in range(len(self.senders)):
+            dev = f"dl{g}"
+            cmds += [
+                ["ip", "-n", r, "tuntap", "add", "dev", dev, "mode", "tun"],
+                ["ip", "-n", r, "link", "set", dev, "up", "txqueuelen", "10000"],
+                _sysctl(r, {f"net.ipv4.conf.{dev}.rp_filter": "0",
+                            f"net.ipv4.conf.{dev}.accept_local": "1"}),
+                ["ip", "-n", r, "route", "add", f"10.10.{g}.0/24", "dev", dev,
+                 "table", DELAY_TABLE],
+            ]
+        # ACKs from the receiver, and the router's own probes, take the delay table;
+        # packets coming back out of dl<i> (iif dl<i>) use the main table to s<i>.
+        cmds += [
+            ["ip", "-n", r, "rule", "add", "pref", "100", "iif", BOTTLENECK_DEV,
+             "lookup", DELAY_TABLE],
+            ["ip", "-n", r, "rule", "add", "pref", "101", "iif", "lo", "lookup", DELAY_TABLE],
+        ]
+        return cmds
+
+    def delayline_args(self) -> list[str]:
+        return [f"dl{g}:{self.delay_us(g):.3f}" for g in range(len(self.senders))]
+
+
+def _sysctl(ns: str, values: dict[str, str]) -> list[str]:
+    return ["ip", "netns", "exec", ns, "sysctl", "-qw",
+            *[f"{k}={v}" for k, v in values.items()]]
+
+
+def sh(argv: list[str], *, check: bool = True, timeout: float = 30.0) -> str:
+    """Run a command; on failure raise :class:`TestbedError` with the command and stderr."""
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise TestbedError(f"command not found: {argv[0]} (run `coexist testbed check`)") \
+            from None
+    except subprocess.TimeoutExpired:
+        raise TestbedError(f"timed out after {timeout:g} s: {' '.join(argv)}") from None
+    if check and p.returncode != 0:
+        raise TestbedError(f"`{' '.join(argv)}` failed ({p.returncode}): {p.stderr.strip()}")
+    return p.stdout
+
+
+def setup(plan: Plan) -> None:
+    """Register the run, then build its topology (the caller must call :func:`teardown`)."""
+    register(plan)
+    for cmd in plan.commands():
+        sh(cmd)
+
+
+def list_namespaces() -> list[str]:
+    out = sh(["ip", "netns", "list"], check=False)
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def _pids(ns: str) -> list[int]:
+    out = sh(["ip", "netns", "pids", ns], check=False)
+    return [int(p) for p in out.split() if p.isdigit()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    try:  # a zombie is dead for our purposes
+        return stat.read_text().split(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def teardown_namespaces(namespaces: list[str]) -> list[str]:
+    """Kill every process in the namespaces, then delete them. Idempotent.
+
+    Returns the namespaces that existed and were removed.
+    """
+    present = set(list_namespaces())
+    todo = [ns for ns in namespaces if ns in present]
+    pids = [p for ns in todo for p in _pids(ns)]
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 5.0
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for ns in todo:
+        sh(["ip", "netns", "del", ns], check=False)
+    left = set(list_namespaces()) & set(todo)
+    if left:
+        raise TestbedError(f"could not delete namespaces: {', '.join(sorted(left))}")
+    return todo
+
+
+def register(plan: Plan) -> None:
+    """Record the run's owner process and namespaces before anything is created."""
+    d = registry_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    entry = {"run_id": plan.run_id, "pid": os.getpid(), "namespaces": plan.namespaces,
+             "started": datetime.now(UTC).isoformat(timespec="seconds")}
+    tmp = d / f".{plan.run_id}.tmp"
+    tmp.write_text(json.dumps(entry))
+    os.replace(tmp, d / f"{plan.run_id}.json")
+
+
+def teardown(plan: Plan) -> None:
+    """Remove the run's namespaces (and everything in them) and its registry entry."""
+    teardown_namespaces(plan.namespaces)
+    (registry_dir() / f"{plan.run_id}.json").unlink(missing_ok=True)
+
+
+def clean(*, include_live: bool = False) -> dict[str, list[str]]:
+    """Remove what killed runs left behind: their namespaces, processes and registry entries.
+
+    Runs whose owner process is still alive are left alone unless ``include_live``.
+    Namespaces with the harness prefix that no registry entry claims are removed too.
+    """
+    removed: list[str] = []
+    live: list[str] = []
+    claimed: set[str] = set()
+    d = registry_dir()
+    for entry_file in sorted(d.glob("*.json")) if d.exists() else []:
+        try:
+            entry = json.loads(entry_file.read_text())
+            pid, namespaces = int(entry["pid"]), list(entry["namespaces"])
+        except (ValueError, KeyError, TypeError):
+            pid, namespaces = -1, []
+        if pid > 0 and _alive(pid) and pid != os.getpid() and not include_live:
+            live.append(entry_file.stem)
+            claimed.update(namespaces)
+            continue
+        removed += teardown_namespaces(namespaces)
+        entry_file.unlink(missing_ok=True)
+    orphans = [ns for ns in list_namespaces() if ns.startswith(PREFIX) and ns not in claimed]
+    removed += teardown_namespaces(orphans)
+    return {"removed": removed, "live": live}
