@@ -19,12 +19,17 @@ book: $(STAMP)
 	rm -rf _build/html
 	$(BIN)/jupyter-book build -W -n --keep-going .
 
-# Debian packages the tests need (headless Chromium for the browser check).
+# Debian packages the tests need: headless Chromium for the browser check; iperf3, ping,
+# ethtool, iproute2 and a C compiler for the experiment harness. Installed when missing.
+SYSTEM_TOOLS := chromium:chromium iperf3:iperf3 ping:iputils-ping ethtool:ethtool \
+	tc:iproute2 cc:gcc nsenter:util-linux
 system-deps:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium is missing: sudo apt-get install chromium" >&2; exit 1; fi; }
+	@missing=""; for pair in $(SYSTEM_TOOLS); do \
+	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing:$$missing"; apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "missing Debian packages:$$missing (sudo apt-get install$$missing)" >&2; exit 1; fi; fi
 
 test: book system-deps
 	$(BIN)/ruff check src tests benchmarks notebooks

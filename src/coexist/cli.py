@@ -178,6 +178,27 @@ def format_run(s: dict) -> str:
     return "\n".join(lines)
 
 
+def _campaign(args: argparse.Namespace) -> int:
+    from . import data
+    from .testbed import campaign
+
+    data_dir = Path(args.data) if args.data else data.DATA
+    c = campaign.load(Path(args.file))
+    if args.what == "run":
+        before = campaign.status(c, data_dir)
+        print(campaign.format_status(c, before))
+        st = campaign.run(c, data_dir, scheduler=args.scheduler, progress=not args.quiet,
+                          limit=args.limit)
+    else:
+        st = campaign.status(c, data_dir)
+    print(campaign.format_status(c, st))
+    if args.what == "status" and args.verbose:
+        for key in st.left:
+            print(f"  left: {key}" + (f" ({st.attempts[key]} invalid)" if key in st.attempts
+                                      else ""))
+    return 0
+
+
 def _testbed_check(args: argparse.Namespace) -> int:
     from .testbed import preflight
 
@@ -266,6 +287,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_run)
+
+    camp = sub.add_parser("campaign", help="run or inspect an experiment campaign (YAML)")
+    csub = camp.add_subparsers(dest="what", required=True, parser_class=_Parser)
+    crun = csub.add_parser("run", help="run the campaign's missing runs (resumable)")
+    crun.add_argument("file", help="campaign file, e.g. data/campaigns/two_flow.yaml")
+    crun.add_argument("--scheduler", help="Dask scheduler address: one run per worker")
+    crun.add_argument("--limit", type=_number("limit", int, low=1), default=None,
+                      help="stop after this many runs")
+    crun.add_argument("--data", help="data directory (default: the book's data/)")
+    crun.add_argument("--quiet", action="store_true", help="no progress bar")
+    crun.set_defaults(func=_campaign)
+    cst = csub.add_parser("status", help="done / invalid / left")
+    cst.add_argument("file")
+    cst.add_argument("--data", help="data directory (default: the book's data/)")
+    cst.add_argument("-v", "--verbose", action="store_true", help="list the runs left")
+    cst.set_defaults(func=_campaign)
 
     tb = sub.add_parser("testbed", help="check or clean the machine for experiments")
     tsub = tb.add_subparsers(dest="what", required=True, parser_class=_Parser)

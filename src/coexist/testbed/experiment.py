@@ -130,9 +130,10 @@ def _sampler(plan: Plan, t0: float, stop: threading.Event, cport_flow: dict[int,
         errors.append(exc)
 
 
-def run(exp: Experiment, *, progress: bool = True, th: gates.Thresholds = gates.Thresholds(),
+def run(exp: Experiment, *, progress: bool = True, th: gates.Thresholds | None = None,
         on_progress: Callable[[float], None] | None = None) -> RunResult:
     """Run one experiment and return its measurements (not yet written anywhere)."""
+    th = th or gates.Thresholds()
     backend = delay.resolve(exp.delay)
     dl_binary = delay.binary() if backend == "tun" else None
     plan = Plan(secrets.token_hex(3), exp, backend)
@@ -386,15 +387,15 @@ def summary_json(result: RunResult) -> str:
     return json.dumps(result.summary, indent=2, default=_json_default, allow_nan=False)
 
 
-TABLES = ("flows", "series", "sockets", "queue", "probe")
-
-
 def write(result: RunResult, out_dir: Path, name: str | None = None) -> Path:
-    """Store the run as ``out_dir/name/`` (summary.json + one CSV per table), atomically.
+    """Store the run as ``out_dir/name/`` (summary.json + one table file each), atomically.
 
     Files are written into a hidden sibling directory that is renamed into place, so a
-    crash leaves either the complete run or nothing under ``name``.
+    crash leaves either the complete run or nothing under ``name``. Tables follow the
+    schemas of :mod:`coexist.data`; time series are gzip-compressed.
     """
+    from .. import data
+
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     dest = out_dir / (name or result.summary["run_id"])
@@ -403,9 +404,11 @@ def write(result: RunResult, out_dir: Path, name: str | None = None) -> Path:
     tmp = out_dir / f".{dest.name}.partial-{secrets.token_hex(3)}"
     tmp.mkdir()
     try:
-        for table in TABLES:
-            getattr(result, table).to_csv(tmp / f"{table}.csv", index=False,
-                                          float_format="%.9g")
+        for table, fname in data.RUN_FILES.items():
+            df = getattr(result, table)
+            if df.empty and not len(df.columns):
+                df = pd.DataFrame(columns=[f.name for f in data.SCHEMAS[table]])
+            data.write_table(df, tmp / fname, table)
         (tmp / "summary.json").write_text(summary_json(result) + "\n")
         for f in tmp.iterdir():
             with open(f, "rb") as fh:

@@ -28,7 +28,10 @@ class Gate:
     detail: str = ""
 
 
-def evaluate(m: dict, th: Thresholds = Thresholds()) -> list[Gate]:
+DEFAULT = Thresholds()
+
+
+def evaluate(m: dict, th: Thresholds = DEFAULT) -> list[Gate]:
     """Check the run's measurements ``m`` against ``th``.
 
     ``m`` keys: ``probe`` (per group: ``rtt_s``, ``p99_s``, ``min_s``, ``count``),

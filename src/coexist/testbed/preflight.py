@@ -49,7 +49,7 @@ def check(ccas: tuple[str, ...] = ("cubic", "bbr", "reno")) -> list[Check]:
     out.append(Check("root", root, "running as root" if root else f"euid {os.geteuid()}",
                      "" if root else "run as root (sudo coexist ...)"))
     missing_pkgs = sorted({pkg for cmd, pkg in TOOLS.items() if shutil.which(cmd) is None})
-    for cmd, pkg in TOOLS.items():
+    for cmd in TOOLS:
         path = shutil.which(cmd)
         out.append(Check(f"tool {cmd}", path is not None, path or "not on PATH",
                          "" if path else f"apt-get install -y {' '.join(missing_pkgs)}"))

@@ -1,0 +1,314 @@
+"""The bundled experiment data: table schemas, validated loading, and the datapackage.
+
+Layout under ``data/``::
+
+    campaigns/<name>.yaml            what to run (grid, durations, repeats)
+    runs/<name>/<key>/               one valid run: summary.json, flows.csv and time series
+    runs/<name>/_invalid/<key>.<id>/ runs that failed a validity gate (counted, never used)
+    <name>.csv                       campaign table: one row per flow per valid run
+    datapackage.json                 schemas, units, sha256 of every file, provenance
+
+Loaders check every row against the schema and fail with file and line; nothing is
+dropped silently.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import math
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .provenance import ROOT
+
+DATA = ROOT / "data"
+
+
+class DataError(ValueError):
+    """A data file does not match its schema, or its hash does not match the datapackage."""
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str          # "integer", "number", "string", "boolean"
+    unit: str = ""
+    description: str = ""
+    nullable: bool = False
+    minimum: float | None = None
+
+
+def _f(name, type_, unit="", description="", nullable=False, minimum=None) -> Field:
+    return Field(name, type_, unit, description, nullable, minimum)
+
+
+RUN_COLUMNS = [
+    _f("campaign", "string", description="campaign name"),
+    _f("key", "string", description="run key: parameters and repeat"),
+    _f("run_id", "string", description="random id of the run"),
+    _f("repeat", "integer", minimum=0),
+    _f("capacity_bps", "number", "bit/s", "bottleneck rate", minimum=0),
+    _f("rtt_s", "number", "s", "reference base RTT (BDP and default flow RTT)", minimum=0),
+    _f("buffer_bdp", "number", "BDP", "bottleneck buffer in multiples of C x RTT", minimum=0),
+    _f("buffer_bytes", "integer", "byte", minimum=0),
+    _f("flows_spec", "string", description="flow mix, CCA:COUNT[@RTT],..."),
+    _f("n_flows", "integer", minimum=1),
+    _f("n_bbr", "integer", minimum=0),
+    _f("duration_s", "number", "s", minimum=0),
+    _f("warmup_s", "number", "s", minimum=0),
+    _f("utilisation", "number", "1", "bottleneck link utilisation after warm-up", minimum=0),
+    _f("jain_index", "number", "1", "Jain fairness of per-flow goodput", minimum=0),
+    _f("bbr_share", "number", "1", "BBR flows' share of total goodput", nullable=True,
+       minimum=0),
+    _f("mean_queue_delay_s", "number", "s", "mean bottleneck queueing delay", minimum=0),
+    _f("bottleneck_drops", "integer", "packet", minimum=0),
+]
+FLOW_COLUMNS = [
+    _f("flow", "integer", description="flow index in the run", minimum=0),
+    _f("cca", "string", description="congestion control (cubic, bbr, reno)"),
+    _f("flow_rtt_s", "number", "s", "this flow's base RTT", minimum=0),
+    _f("goodput_bps", "number", "bit/s", "receiver goodput after warm-up", minimum=0),
+    _f("share", "number", "1", "share of the run's total goodput", minimum=0),
+    _f("retransmits", "integer", "packet", minimum=0),
+]
+SCHEMAS: dict[str, list[Field]] = {
+    "campaign": RUN_COLUMNS + FLOW_COLUMNS,
+    "flows": [
+        _f("flow", "integer", minimum=0), _f("cca", "string"),
+        _f("rtt_s", "number", "s", minimum=0), _f("group", "integer", minimum=0),
+        _f("start_offset_s", "number", "s", "client start after the first client", minimum=0),
+        _f("goodput_bps", "number", "bit/s", minimum=0),
+        _f("bytes_received", "integer", "byte", minimum=0),
+        _f("retransmits", "integer", "packet", minimum=0),
+        _f("iperf3_congestion", "string"), _f("share", "number", "1", minimum=0),
+    ],
+    "series": [
+        _f("flow", "integer", minimum=0), _f("cca", "string"),
+        _f("rtt_s", "number", "s", minimum=0),
+        _f("t_start_s", "number", "s", "interval start on the run clock", minimum=0),
+        _f("t_end_s", "number", "s", minimum=0), _f("bytes", "integer", "byte", minimum=0),
+        _f("goodput_bps", "number", "bit/s", "receiver goodput in the interval", minimum=0),
+    ],
+    "sockets": [
+        _f("t_s", "number", "s", "sample time on the run clock", minimum=0),
+        _f("flow", "integer", minimum=0), _f("cca_requested", "string"),
+        _f("local_port", "integer", minimum=0), _f("cca", "string", nullable=True),
+        _f("cwnd", "integer", "packet", nullable=True, minimum=0),
+        _f("srtt_s", "number", "s", nullable=True, minimum=0),
+        _f("minrtt_s", "number", "s", nullable=True, minimum=0),
+        _f("bytes_acked", "integer", "byte", nullable=True, minimum=0),
+        _f("bytes_retrans", "integer", "byte", minimum=0),
+        _f("delivery_rate_bps", "number", "bit/s", nullable=True, minimum=0),
+        _f("pacing_rate_bps", "number", "bit/s", nullable=True, minimum=0),
+        _f("bbr_bw_bps", "number", "bit/s", "BBR's max-filtered bandwidth", nullable=True),
+        _f("bbr_mrtt_s", "number", "s", "BBR's min RTT estimate", nullable=True),
+        _f("pacing_gain", "number", "1", nullable=True),
+        _f("cwnd_gain", "number", "1", nullable=True),
+        _f("acked_rate_bps", "number", "bit/s", "bytes_acked difference over the sample step",
+           nullable=True),
+    ],
+    "queue": [
+        _f("t_s", "number", "s", minimum=0), _f("kind", "string"),
+        _f("sent_bytes", "integer", "byte", minimum=0),
+        _f("sent_packets", "integer", "packet", minimum=0),
+        _f("drops", "integer", "packet", minimum=0),
+        _f("backlog_bytes", "integer", "byte", minimum=0),
+        _f("backlog_packets", "integer", "packet", minimum=0),
+    ],
+    "probe": [
+        _f("t_s", "number", "s", "reply time on the run clock"), _f("group", "integer", minimum=0),
+        _f("rtt_configured_s", "number", "s", minimum=0), _f("seq", "integer", minimum=0),
+        _f("rtt_s", "number", "s", "probe round trip through the delay path", minimum=0),
+    ],
+}
+#: file name of each per-run table (time series compressed: they are most of the bytes)
+RUN_FILES = {"flows": "flows.csv", "series": "series.csv.gz", "sockets": "sockets.csv.gz",
+             "queue": "queue.csv.gz", "probe": "probe.csv.gz"}
+
+
+def _open_text(path: Path):
+    if path.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
+    return open(path, encoding="utf-8", newline="")
+
+
+def _convert(field: Field, text: str, where: str):
+    if text == "":
+        if field.nullable:
+            return None
+        raise DataError(f"{where}: column {field.name!r} is empty but required")
+    try:
+        if field.type == "integer":
+            value = float(text)
+            if not value.is_integer():
+                raise ValueError
+            value = int(value)
+        elif field.type == "number":
+            value = float(text)
+            if not math.isfinite(value):
+                raise ValueError
+        elif field.type == "boolean":
+            if text not in ("True", "False", "true", "false"):
+                raise ValueError
+            return text.lower() == "true"
+        else:
+            return text
+    except ValueError:
+        raise DataError(f"{where}: column {field.name!r} = {text!r} is not a finite "
+                        f"{field.type}") from None
+    if field.minimum is not None and value < field.minimum:
+        raise DataError(f"{where}: column {field.name!r} = {text!r} is below its minimum "
+                        f"{field.minimum:g}")
+    return value
+
+
+def load_table(path: Path, schema: str) -> pd.DataFrame:
+    """Read a CSV (optionally .gz) and check every row against ``SCHEMAS[schema]``."""
+    fields = SCHEMAS[schema]
+    names = [f.name for f in fields]
+    rows = []
+    with _open_text(Path(path)) as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if header != names:
+            raise DataError(f"{path}:1: header {header} does not match the {schema!r} schema "
+                            f"{names}")
+        for line, row in enumerate(reader, start=2):
+            where = f"{path}:{line}"
+            if len(row) != len(fields):
+                raise DataError(f"{where}: {len(row)} fields, expected {len(fields)} "
+                                f"({', '.join(names)})")
+            rows.append([_convert(f, v, where) for f, v in zip(fields, row, strict=True)])
+    df = pd.DataFrame(rows, columns=names)
+    for f in fields:
+        if f.type == "integer" and not f.nullable:
+            df[f.name] = df[f.name].astype("int64")
+    return df
+
+
+def write_table(df: pd.DataFrame, path: Path, schema: str) -> None:
+    """Write ``df`` with exactly the schema's columns, atomically (tmp file + rename)."""
+    names = [f.name for f in SCHEMAS[schema]]
+    missing = [n for n in names if n not in df.columns]
+    if missing:
+        raise DataError(f"table for {path} lacks columns {missing}")
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(3)}")
+    if path.suffix == ".gz":
+        text = df[names].to_csv(index=False, float_format="%.9g", lineterminator="\n")
+        # no file name and mtime 0 in the gzip header: same table, same bytes, same hash
+        with open(tmp, "wb") as raw, gzip.GzipFile("", "wb", fileobj=raw, mtime=0) as fh:
+            fh.write(text.encode())
+    else:
+        df[names].to_csv(tmp, index=False, float_format="%.9g", lineterminator="\n")
+    os.replace(tmp, path)
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _schema_json(schema: str) -> dict:
+    return {"fields": [{k: v for k, v in (("name", f.name), ("type", f.type),
+                                          ("unit", f.unit or None),
+                                          ("description", f.description or None))
+                        if v is not None} for f in SCHEMAS[schema]]}
+
+
+def build_datapackage(data_dir: Path = DATA) -> dict:
+    """Describe every data file: schema and units per table kind, sha256 per file,
+    and per campaign the provenance of its runs (commits, kernel, CPU, tools, dates)."""
+    data_dir = Path(data_dir)
+    resources = []
+    for spec_file in sorted((data_dir / "campaigns").glob("*.yaml")):
+        name = spec_file.stem
+        run_root = data_dir / "runs" / name
+        runs = sorted(p for p in run_root.iterdir() if p.is_dir() and not
+                      p.name.startswith((".", "_"))) if run_root.exists() else []
+        invalid = sorted((run_root / "_invalid").iterdir()) \
+            if (run_root / "_invalid").exists() else []
+        summaries = [json.loads((r / "summary.json").read_text()) for r in runs]
+        provs = [s["provenance"] for s in summaries]
+        provenance = {
+            "produced_by": f"coexist campaign run data/campaigns/{spec_file.name}",
+            "runs_valid": len(runs), "runs_invalid": len(invalid),
+            "commits": sorted({p["commit"] for p in provs if p.get("commit")}),
+            "kernels": sorted({p["kernel"] for p in provs}),
+            "cpus": sorted({p["cpu"] for p in provs if p.get("cpu")}),
+            "tools": sorted({json.dumps(p.get("tools"), sort_keys=True) for p in provs}),
+            "first_run_utc": min((p["time_utc"] for p in provs), default=None),
+            "last_run_utc": max((p["time_utc"] for p in provs), default=None),
+        }
+        files = [spec_file]
+        table = data_dir / f"{name}.csv"
+        resources.append({"name": f"{name}-spec", "path": _rel(spec_file, data_dir),
+                          "format": "yaml", "sha256": sha256(spec_file),
+                          "provenance": provenance})
+        if table.exists():
+            resources.append({"name": name, "path": _rel(table, data_dir), "format": "csv",
+                              "schema": _schema_json("campaign"), "sha256": sha256(table)})
+            files.append(table)
+        summaries_paths = [r / "summary.json" for r in runs]
+        if summaries_paths:
+            resources.append({"name": f"{name}-summaries", "format": "json",
+                              "path": [_rel(p, data_dir) for p in summaries_paths],
+                              "sha256": {_rel(p, data_dir): sha256(p) for p in summaries_paths}})
+        for kind, fname in RUN_FILES.items():
+            paths = [r / fname for r in runs]
+            if paths:
+                resources.append({
+                    "name": f"{name}-{kind}", "format": "csv",
+                    "compression": "gz" if fname.endswith(".gz") else None,
+                    "path": [_rel(p, data_dir) for p in paths], "schema": _schema_json(kind),
+                    "sha256": {_rel(p, data_dir): sha256(p) for p in paths}})
+    return {"name": "coexist-measurements", "profile": "data-package",
+            "description": "Real Linux CUBIC/BBR/Reno flows through an emulated drop-tail "
+                           "dumbbell, measured by the coexist harness.",
+            "licenses": [{"name": "CC-BY-4.0"}], "resources": resources}
+
+
+def _rel(path: Path, base: Path) -> str:
+    return Path(path).relative_to(base).as_posix()
+
+
+def write_datapackage(data_dir: Path = DATA) -> Path:
+    path = Path(data_dir) / "datapackage.json"
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(3)}")
+    tmp.write_text(json.dumps(build_datapackage(data_dir), indent=1) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def verify(data_dir: Path = DATA) -> list[str]:
+    """Check every hash in datapackage.json against the files, and that every data file
+    under ``runs/`` is described. Returns the problems found (empty when consistent)."""
+    data_dir = Path(data_dir)
+    pkg = json.loads((data_dir / "datapackage.json").read_text())
+    problems, described = [], set()
+    for res in pkg["resources"]:
+        hashes = res["sha256"] if isinstance(res["sha256"], dict) else {res["path"]: res["sha256"]}
+        for rel, digest in hashes.items():
+            described.add(rel)
+            p = data_dir / rel
+            if not p.exists():
+                problems.append(f"{rel}: listed in datapackage.json but missing")
+            elif sha256(p) != digest:
+                problems.append(f"{rel}: sha256 differs from datapackage.json")
+    on_disk = {_rel(p, data_dir) for p in (data_dir / "runs").rglob("*")
+               if p.is_file() and "_invalid" not in p.parts
+               and not any(part.startswith(".") for part in p.relative_to(data_dir).parts)} \
+        if (data_dir / "runs").exists() else set()
+    problems += [f"{rel}: not described in datapackage.json" for rel in sorted(on_disk - described)]
+    return problems

@@ -1,0 +1,291 @@
+"""Campaigns: YAML grids of experiments, run resumably, stored atomically run by run.
+
+A campaign file names a grid (or a list of grids) of capacities, RTTs, buffer sizes and flow
+mixes, plus durations and repeats. Every point x repeat has a stable key; a key with a valid
+run directory is done and never re-run. Runs that fail a validity gate are moved to
+``_invalid/`` (counted in the book) and re-run up to ``max_attempts`` times.
+
+Flow mixes can be written out (``"cubic:1,bbr:1"``) or generated:
+``{mix: 10}`` is every split of 10 flows into CUBIC and BBR (0..10 BBR), and
+``{groups: {10ms: 3, 30ms: 3}}`` every per-group CUBIC/BBR split of RTT groups.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from .. import data
+from ..params import ParameterError
+from . import gates, spec
+
+GRID_KEYS = {"capacity", "rtt", "buffer_bdp", "flows"}
+SETTINGS = {"duration": 60.0, "warmup": 10.0, "interval": 1.0, "sample": 0.5,
+            "min_utilisation": 0.95}
+TOP_KEYS = {"name", "title", "figures", "grid", "repeats", "max_attempts", *SETTINGS}
+#: wall-clock overhead per run beyond its duration (set-up, start, teardown), for ETAs
+OVERHEAD_S = 4.0
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a campaign: the experiment, its repeat index and its stable key."""
+
+    key: str
+    repeat: int
+    exp: spec.Experiment
+    min_utilisation: float
+
+
+@dataclass(frozen=True)
+class Campaign:
+    name: str
+    title: str
+    figures: tuple[str, ...]
+    points: tuple[Point, ...]
+    max_attempts: int
+    path: Path
+
+    def run_dir(self, data_dir: Path) -> Path:
+        return Path(data_dir) / "runs" / self.name
+
+
+def _fail(path: Path, message: str) -> ParameterError:
+    return ParameterError(f"{path}: {message}")
+
+
+def _expand_flows(entry: object, path: Path) -> list[str]:
+    """Flow-mix strings from a literal string or a ``mix``/``groups`` generator."""
+    if isinstance(entry, str):
+        return [entry]
+    if isinstance(entry, dict) and set(entry) == {"mix"}:
+        n = entry["mix"]
+        if not isinstance(n, int) or not 1 <= n <= spec.MAX_FLOWS:
+            raise _fail(path, f"flows mix = {n!r}; valid: an integer 1..{spec.MAX_FLOWS}")
+        return [f"cubic:{n - b},bbr:{b}" for b in range(n + 1)]
+    if isinstance(entry, dict) and set(entry) == {"groups"} and isinstance(entry["groups"], dict):
+        groups = list(entry["groups"].items())
+        for rtt, n in groups:
+            if not isinstance(n, int) or n < 1:
+                raise _fail(path, f"flows groups: {rtt} = {n!r}; valid: an integer >= 1")
+        out = []
+        for split in itertools.product(*[range(n + 1) for _, n in groups]):
+            out.append(",".join(f"cubic:{n - b}@{rtt},bbr:{b}@{rtt}"
+                                for (rtt, n), b in zip(groups, split, strict=True)))
+        return out
+    raise _fail(path, f"flows entry {entry!r}; valid: a string like 'cubic:1,bbr:1', "
+                      "{mix: N} or {groups: {RTT: N, ...}}")
+
+
+def _slug(value: object) -> str:
+    return str(value).replace(":", "").replace(",", "-").replace("@", "at").replace(" ", "")
+
+
+def load(path: Path) -> Campaign:
+    """Parse and check a campaign file; every experiment in it is validated up front."""
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise _fail(path, f"cannot read campaign: {exc}") from None
+    if not isinstance(doc, dict):
+        raise _fail(path, "a campaign is a mapping of settings and a grid")
+    unknown = set(doc) - TOP_KEYS
+    if unknown:
+        raise _fail(path, f"unknown key(s) {sorted(unknown)}; valid: {sorted(TOP_KEYS)}")
+    name = doc.get("name", path.stem)
+    if name != path.stem:
+        raise _fail(path, f"name {name!r} must equal the file name {path.stem!r}")
+    repeats = doc.get("repeats", 1)
+    max_attempts = doc.get("max_attempts", 3)
+    for key, value in (("repeats", repeats), ("max_attempts", max_attempts)):
+        if not isinstance(value, int) or not 1 <= value <= 100:
+            raise _fail(path, f"{key} = {value!r}; valid: an integer 1..100")
+    grids = doc.get("grid")
+    grids = [grids] if isinstance(grids, dict) else grids
+    if not grids or not all(isinstance(g, dict) for g in grids):
+        raise _fail(path, "grid must be a mapping (or a list of mappings) of "
+                          f"{sorted(GRID_KEYS)} and optional overrides of {sorted(SETTINGS)}")
+    points: dict[str, Point] = {}
+    for grid in grids:
+        unknown = set(grid) - GRID_KEYS - set(SETTINGS)
+        missing = GRID_KEYS - set(grid)
+        if unknown or missing:
+            raise _fail(path, f"grid keys: unknown {sorted(unknown)}, missing {sorted(missing)}")
+        settings = {k: grid.get(k, doc.get(k, v)) for k, v in SETTINGS.items()}
+        axes = {k: grid[k] if isinstance(grid[k], list) else [grid[k]] for k in GRID_KEYS}
+        mixes = [m for entry in axes["flows"] for m in _expand_flows(entry, path)]
+        for cap, rtt, buf, mix in itertools.product(axes["capacity"], axes["rtt"],
+                                                    axes["buffer_bdp"], mixes):
+            try:
+                exp = spec.experiment(capacity=cap, rtt=rtt, buffer_bdp=buf, flows=mix,
+                                      duration=settings["duration"], warmup=settings["warmup"],
+                                      interval=settings["interval"], sample=settings["sample"])
+            except ParameterError as exc:
+                raise _fail(path, f"point {cap}, {rtt}, {buf} BDP, {mix}: {exc}") from None
+            mu = settings["min_utilisation"]
+            if not isinstance(mu, (int, float)) or not 0 <= mu <= 1:
+                raise _fail(path, f"min_utilisation = {mu!r}; valid: 0..1")
+            for r in range(repeats):
+                key = f"{_slug(cap)}-{_slug(rtt)}-b{buf:g}-{_slug(mix)}-r{r}"
+                if key in points:
+                    raise _fail(path, f"grid point {key} appears twice")
+                points[key] = Point(key, r, exp, float(mu))
+    return Campaign(name, doc.get("title", name), tuple(doc.get("figures", ())),
+                    tuple(points.values()), max_attempts, path)
+
+
+@dataclass(frozen=True)
+class Status:
+    planned: int
+    done: list[str]
+    attempts: dict[str, int]   # key -> invalid runs so far
+    left: list[str]            # still to run (not done, attempts remain)
+    failed: list[str]          # gave up after max_attempts invalid runs
+    est_left_s: float
+
+
+def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
+    root = c.run_dir(data_dir)
+    done = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+            and (p / "summary.json").exists()} if root.exists() else set()
+    attempts: dict[str, int] = {}
+    inv = root / "_invalid"
+    if inv.exists():
+        for p in inv.iterdir():
+            if p.is_dir() and not p.name.startswith("."):
+                key = p.name.rsplit(".", 1)[0]
+                attempts[key] = attempts.get(key, 0) + 1
+    keys = [p.key for p in c.points]
+    unknown = sorted(done - set(keys))
+    if unknown:
+        raise data.DataError(f"{root}: run directories not in the campaign grid: {unknown[:5]}")
+    left = [k for k in keys if k not in done and attempts.get(k, 0) < c.max_attempts]
+    failed = [k for k in keys if k not in done and attempts.get(k, 0) >= c.max_attempts]
+    per = {p.key: p.exp.duration_s + OVERHEAD_S for p in c.points}
+    return Status(len(keys), [k for k in keys if k in done], attempts, left, failed,
+                  sum(per[k] for k in left))
+
+
+def _remove_partials(root: Path) -> list[Path]:
+    """Hidden half-written directories from a killed run: never data, always removed."""
+    found = [p for p in root.rglob(".*") if ".partial-" in p.name] if root.exists() else []
+    for p in found:
+        shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+    return found
+
+
+def _execute(exp: spec.Experiment, min_utilisation: float):
+    """Run one experiment where this function is called (locally or on a Dask worker)."""
+    from . import experiment
+
+    return experiment.run(exp, progress=False,
+                          th=gates.Thresholds(utilisation_min=min_utilisation))
+
+
+def _store(c: Campaign, point: Point, result, data_dir: Path) -> bool:
+    from . import experiment
+
+    root = c.run_dir(data_dir)
+    result.summary["campaign"] = {"name": c.name, "key": point.key, "repeat": point.repeat}
+    if result.valid:
+        experiment.write(result, root, point.key)
+    else:
+        experiment.write(result, root / "_invalid", f"{point.key}.{result.summary['run_id']}")
+    return result.valid
+
+
+def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None,
+        progress: bool = True, limit: int | None = None) -> Status:
+    """Execute the runs still missing (at most ``limit``), then refresh the campaign table
+    and the datapackage. With ``scheduler``, runs go to a Dask cluster, one per worker."""
+    from tqdm.auto import tqdm
+
+    from . import topology
+
+    topology.clean()  # namespaces of a killed earlier run (live runs are left alone)
+    _remove_partials(c.run_dir(data_dir))
+    todo = status(c, data_dir).left
+    todo = todo[:limit] if limit is not None else todo
+    by_key = {p.key: p for p in c.points}
+    bar = tqdm(total=len(todo), disable=not progress, unit="run", desc=c.name)
+    try:
+        if scheduler is None:
+            for key in todo:
+                p = by_key[key]
+                bar.set_postfix_str(key)
+                _store(c, p, _execute(p.exp, p.min_utilisation), data_dir)
+                refresh(c, data_dir)
+                bar.update()
+        else:
+            _run_dask(c, [by_key[k] for k in todo], data_dir, scheduler, bar)
+    finally:
+        bar.close()
+    return status(c, data_dir)
+
+
+def _run_dask(c: Campaign, points: list[Point], data_dir: Path, scheduler: str, bar) -> None:
+    from distributed import Client, as_completed
+
+    with Client(scheduler) as client:
+        futures = {client.submit(_execute, p.exp, p.min_utilisation, key=f"{c.name}-{p.key}",
+                                 pure=False): p for p in points}
+        for fut in as_completed(futures):
+            p = futures[fut]
+            _store(c, p, fut.result(), data_dir)
+            refresh(c, data_dir)
+            bar.update()
+
+
+def iter_runs(c: Campaign, data_dir: Path = data.DATA) -> Iterator[tuple[Point, Path]]:
+    """Valid run directories of the campaign, in grid order."""
+    root = c.run_dir(data_dir)
+    for p in c.points:
+        d = root / p.key
+        if (d / "summary.json").exists():
+            yield p, d
+
+
+def table(c: Campaign, data_dir: Path = data.DATA) -> pd.DataFrame:
+    """One row per flow per valid run (the campaign table), from the run directories."""
+    rows = []
+    for point, d in iter_runs(c, data_dir):
+        s = json.loads((d / "summary.json").read_text())
+        flows = data.load_table(d / data.RUN_FILES["flows"], "flows")
+        e = point.exp
+        run_cols = {"campaign": c.name, "key": point.key, "run_id": s["run_id"],
+                    "repeat": point.repeat, "capacity_bps": e.capacity_bps, "rtt_s": e.rtt_s,
+                    "buffer_bdp": e.buffer_bdp, "buffer_bytes": e.buffer_bytes,
+                    "flows_spec": spec.format_flows(e.flows, e.rtt_s), "n_flows": len(e.flows),
+                    "n_bbr": sum(f.cca == "bbr" for f in e.flows), "duration_s": e.duration_s,
+                    "warmup_s": e.warmup_s, "utilisation": s["utilisation"],
+                    "jain_index": s["jain_index"], "bbr_share": s["bbr_share"],
+                    "mean_queue_delay_s": s["mean_queue_delay_s"],
+                    "bottleneck_drops": s["bottleneck_drops"]}
+        for f in flows.itertuples():
+            rows.append({**run_cols, "flow": f.flow, "cca": f.cca, "flow_rtt_s": f.rtt_s,
+                         "goodput_bps": f.goodput_bps, "share": f.share,
+                         "retransmits": f.retransmits})
+    return pd.DataFrame(rows, columns=[f.name for f in data.SCHEMAS["campaign"]])
+
+
+def refresh(c: Campaign, data_dir: Path = data.DATA) -> None:
+    """Rewrite the campaign table and the datapackage (both atomically)."""
+    data.write_table(table(c, data_dir), Path(data_dir) / f"{c.name}.csv", "campaign")
+    data.write_datapackage(data_dir)
+
+
+def format_status(c: Campaign, s: Status) -> str:
+    invalid = sum(s.attempts.values())
+    hours = s.est_left_s / 3600
+    return (f"{c.name}: {len(s.done)}/{s.planned} done, {len(s.left)} left "
+            f"(~{hours:.1f} h of experiment time), {invalid} invalid run(s) so far"
+            + (f", {len(s.failed)} given up after {c.max_attempts} invalid attempts: "
+               f"{', '.join(s.failed[:5])}" if s.failed else ""))

@@ -1,0 +1,186 @@
+"""Campaign files, keys, resumable bookkeeping, the campaign table and the datapackage."""
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from coexist import data
+from coexist.params import ParameterError
+from coexist.testbed import campaign
+
+ROOT = Path(__file__).resolve().parents[1]
+CAMPAIGNS = sorted((ROOT / "data" / "campaigns").glob("*.yaml"))
+
+
+def write(tmp_path, text, name="camp"):
+    d = tmp_path / "campaigns"
+    d.mkdir(exist_ok=True)
+    p = d / f"{name}.yaml"
+    p.write_text(text)
+    return p
+
+
+BASE = """
+grid:
+  capacity: [20mbit]
+  rtt: [20ms]
+  buffer_bdp: [1, 2]
+  flows: ["cubic:1,bbr:1"]
+duration: 5
+warmup: 1
+repeats: 2
+"""
+
+
+@pytest.mark.parametrize("path", CAMPAIGNS, ids=lambda p: p.stem)
+def test_bundled_campaigns_load(path):
+    c = campaign.load(path)
+    assert c.points and len({p.key for p in c.points}) == len(c.points)
+
+
+def test_keys_are_stable_and_readable(tmp_path):
+    c = campaign.load(write(tmp_path, BASE))
+    assert [p.key for p in c.points] == [
+        "20mbit-20ms-b1-cubic1-bbr1-r0", "20mbit-20ms-b1-cubic1-bbr1-r1",
+        "20mbit-20ms-b2-cubic1-bbr1-r0", "20mbit-20ms-b2-cubic1-bbr1-r1"]
+    assert c.points[2].exp.buffer_bytes == 2 * 20e6 * 0.02 / 8
+
+
+def test_mix_and_group_generators(tmp_path):
+    c = campaign.load(write(tmp_path, BASE.replace('["cubic:1,bbr:1"]', "[{mix: 3}]")
+                            .replace("repeats: 2", "repeats: 1").replace("[1, 2]", "[2]")))
+    assert [sum(f.cca == "bbr" for f in p.exp.flows) for p in c.points] == [0, 1, 2, 3]
+    assert all(len(p.exp.flows) == 3 for p in c.points)
+    g = campaign.load(write(tmp_path, BASE.replace(
+        '["cubic:1,bbr:1"]', "[{groups: {10ms: 3, 30ms: 3, 50ms: 3}}]")
+        .replace("repeats: 2", "repeats: 1").replace("[1, 2]", "[2]")))
+    assert len(g.points) == 4 ** 3
+    assert {f.rtt_s for f in g.points[5].exp.flows} == {0.01, 0.03, 0.05}
+    assert all(len(p.exp.flows) == 9 for p in g.points)
+
+
+def test_grid_list_with_overrides(tmp_path):
+    text = """
+grid:
+  - {capacity: 50mbit, rtt: 40ms, buffer_bdp: [2], flows: ["cubic:1,bbr:1"]}
+  - {capacity: 50mbit, rtt: 40ms, buffer_bdp: [100], flows: ["cubic:1,bbr:1"], duration: 180}
+duration: 120
+warmup: 30
+"""
+    c = campaign.load(write(tmp_path, text))
+    assert [p.exp.duration_s for p in c.points] == [120, 180]
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ("grid: {capacity: 1mbit}", "missing"),
+    (BASE + "speed: 3\n", "unknown key"),
+    (BASE.replace("20mbit", "20 parsecs"), "'capacity'"),
+    (BASE.replace("repeats: 2", "repeats: 0"), "repeats"),
+    (BASE.replace('["cubic:1,bbr:1"]', "[{mix: 0}]"), "mix"),
+    (BASE.replace("warmup: 1", "warmup: 9"), "'warmup'"),
+    ("name: other\n" + BASE, "must equal the file name"),
+    (BASE.replace("[1, 2]", "[2, 2]"), "appears twice"),
+])
+def test_bad_campaigns_name_file_and_problem(tmp_path, text, match):
+    with pytest.raises(ParameterError, match=match) as err:
+        campaign.load(write(tmp_path, text))
+    assert "camp.yaml" in str(err.value)
+
+
+def _fake_run(root: Path, key: str, run_id: str):
+    """A run directory with the harness's file layout (bookkeeping test only, not data)."""
+    d = root / key
+    d.mkdir(parents=True)
+    flows = pd.DataFrame({"flow": [0, 1], "cca": ["cubic", "bbr"], "rtt_s": [0.02, 0.02],
+                          "group": [0, 0], "start_offset_s": [0.0, 0.001],
+                          "goodput_bps": [9e6, 10e6], "bytes_received": [1, 1],
+                          "retransmits": [3, 4], "iperf3_congestion": ["cubic", "bbr"],
+                          "share": [9 / 19, 10 / 19]})
+    data.write_table(flows, d / "flows.csv", "flows")
+    for kind, fname in data.RUN_FILES.items():
+        if kind != "flows":
+            data.write_table(pd.DataFrame(columns=[f.name for f in data.SCHEMAS[kind]]),
+                             d / fname, kind)
+    (d / "summary.json").write_text(json.dumps({
+        "run_id": run_id, "utilisation": 0.99, "jain_index": 0.99, "bbr_share": 10 / 19,
+        "mean_queue_delay_s": 0.01, "bottleneck_drops": 5,
+        "provenance": {"commit": "abc", "kernel": "6.x", "cpu": "cpu", "tools": {},
+                       "time_utc": "2026-11-21T00:00:00+00:00"}}))
+
+
+def test_status_table_and_datapackage(tmp_path):
+    spec_file = write(tmp_path, BASE)
+    c = campaign.load(spec_file)
+    st = campaign.status(c, tmp_path)
+    assert st.planned == 4 and st.done == [] and len(st.left) == 4
+    root = c.run_dir(tmp_path)
+    _fake_run(root, c.points[0].key, "aaaaaa")
+    (root / "_invalid" / f"{c.points[1].key}.bbbbbb").mkdir(parents=True)
+    for i in range(3):
+        (root / "_invalid" / f"{c.points[2].key}.c{i}").mkdir()
+    (root / f".{c.points[3].key}.partial-123").mkdir()  # half-written: not done
+    st = campaign.status(c, tmp_path)
+    assert st.done == [c.points[0].key]
+    assert st.attempts == {c.points[1].key: 1, c.points[2].key: 3}
+    assert st.left == [c.points[1].key, c.points[3].key]
+    assert st.failed == [c.points[2].key]
+    assert st.est_left_s == pytest.approx(2 * (5 + campaign.OVERHEAD_S))
+    assert "1/4 done" in campaign.format_status(c, st)
+
+    campaign.refresh(c, tmp_path)
+    t = data.load_table(tmp_path / "camp.csv", "campaign")
+    assert len(t) == 2 and set(t["cca"]) == {"cubic", "bbr"}
+    assert t["key"].unique().tolist() == [c.points[0].key]
+    assert data.verify(tmp_path) == []
+    pkg = json.loads((tmp_path / "datapackage.json").read_text())
+    prov = pkg["resources"][0]["provenance"]
+    assert prov["runs_valid"] == 1 and prov["runs_invalid"] == 4 and prov["commits"] == ["abc"]
+
+    flows = root / c.points[0].key / "flows.csv"
+    flows.write_text(flows.read_text().replace("9000000", "9000001"))
+    assert data.verify(tmp_path) == [f"runs/camp/{c.points[0].key}/flows.csv: sha256 differs "
+                                     "from datapackage.json"]
+    shutil.copytree(root / c.points[0].key, root / "stray")
+    assert any("stray" in p and "not described" in p for p in data.verify(tmp_path))
+    with pytest.raises(data.DataError, match="not in the campaign grid"):
+        campaign.status(c, tmp_path)
+
+
+def test_partials_are_removed(tmp_path):
+    c = campaign.load(write(tmp_path, BASE))
+    root = c.run_dir(tmp_path)
+    (root / ".k.partial-1").mkdir(parents=True)
+    (root / "_invalid" / ".k.x.partial-2").mkdir(parents=True)
+    assert len(campaign._remove_partials(root)) == 2
+    assert not list(root.rglob(".*partial*"))
+
+
+def test_loader_reports_file_and_line(tmp_path):
+    good = "flow,cca,rtt_s,group,start_offset_s,goodput_bps,bytes_received,retransmits," \
+           "iperf3_congestion,share\n0,cubic,0.02,0,0,9e6,1,3,cubic,0.5\n"
+    p = tmp_path / "flows.csv"
+    p.write_text(good)
+    assert data.load_table(p, "flows")["goodput_bps"].tolist() == [9e6]
+    for bad, match in [
+        (good + "1,bbr,0.02,0,0,9e6,1,3,bbr,0.5,\n", r"flows.csv:3: 11 fields"),
+        (good + "1,bbr,0.02,0,0,fast,1,3,bbr,0.5\n", r"flows.csv:3: column 'goodput_bps'"),
+        (good + "1,bbr,0.02,0,0,-1,1,3,bbr,0.5\n", r"flows.csv:3: .* below its minimum"),
+        (good + "1.5,bbr,0.02,0,0,1,1,3,bbr,0.5\n", r"flows.csv:3: column 'flow'"),
+        (good + "1,bbr,0.02,0,0,nan,1,3,bbr,0.5\n", r"flows.csv:3: .*not a finite"),
+        (good.replace("share", "portion"), r"flows.csv:1: header"),
+    ]:
+        p.write_text(bad)
+        with pytest.raises(data.DataError, match=match):
+            data.load_table(p, "flows")
+
+
+def test_gzip_tables_are_byte_reproducible(tmp_path):
+    df = pd.DataFrame({c.name: [1] for c in data.SCHEMAS["queue"]}).assign(kind="bfifo")
+    data.write_table(df, tmp_path / "a.csv.gz", "queue")
+    data.write_table(df, tmp_path / "b.csv.gz", "queue")
+    assert (tmp_path / "a.csv.gz").read_bytes() == (tmp_path / "b.csv.gz").read_bytes()
+    assert gzip.decompress((tmp_path / "a.csv.gz").read_bytes()).startswith(b"t_s,kind")

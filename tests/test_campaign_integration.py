@@ -1,0 +1,139 @@
+"""Campaigns on the real testbed: killed at random points and resumed; fanned out to Dask.
+
+Skipped without root/netns/iperf3, except in CI (``CI=true``), where they must run.
+"""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from coexist import data
+from coexist.testbed import campaign
+
+from .test_testbed_integration import _netns, _require_testbed
+
+pytestmark = pytest.mark.testbed
+
+TINY = """
+grid:
+  capacity: [20mbit]
+  rtt: [10ms]
+  buffer_bdp: [2]
+  flows: ["cubic:1", "bbr:1", "cubic:1,bbr:1"]
+duration: 3
+warmup: 1
+interval: 0.5
+sample: 0.2
+repeats: {repeats}
+min_utilisation: 0.5
+max_attempts: 2
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    _require_testbed()
+    monkeypatch.delenv("COEXIST_RUN_DIR", raising=False)  # the machine's real registry
+
+    def make(repeats: int):
+        (tmp_path / "campaigns").mkdir(exist_ok=True)
+        path = tmp_path / "campaigns" / "tiny.yaml"
+        path.write_text(TINY.format(repeats=repeats))
+        return campaign.load(path)
+
+    return make
+
+
+def _check_consistent(c, data_dir):
+    """Every stored run is complete and unique; nothing half-written is visible as data."""
+    root = c.run_dir(data_dir)
+    keys = [p.key for p in c.points]
+    dirs = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))] \
+        if root.exists() else []
+    for d in dirs:
+        assert d.name in keys
+        assert {f.name for f in d.iterdir()} == {"summary.json", *data.RUN_FILES.values()}
+        s = json.loads((d / "summary.json").read_text())
+        assert s["campaign"]["key"] == d.name and s["valid"]
+        for table, fname in data.RUN_FILES.items():
+            data.load_table(d / fname, table)
+    return {d.name for d in dirs}
+
+
+def test_killed_campaign_loses_and_duplicates_nothing(tiny, tmp_path):
+    c = tiny(repeats=2)  # 6 runs of 3 s
+    seed = int(os.environ.get("KILL_SEED", time.time_ns() % 10_000))
+    rng = random.Random(seed)
+    cmd = [sys.executable, "-m", "coexist.cli", "campaign", "run", str(c.path),
+           "--data", str(tmp_path), "--quiet"]
+    seen: set[str] = set()
+    for _ in range(4):
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(1.0, 9.0))
+        p.kill()
+        p.wait(10)
+        done = _check_consistent(c, tmp_path)
+        assert seen <= done, f"a finished run disappeared (seed {seed})"
+        seen = done
+    final = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr
+    st = campaign.status(c, tmp_path)
+    assert sorted(st.done) == sorted(p.key for p in c.points), f"seed {seed}"
+    assert _check_consistent(c, tmp_path) == {p.key for p in c.points}
+    assert not list(c.run_dir(tmp_path).rglob(".*partial*"))
+    table = data.load_table(tmp_path / "tiny.csv", "campaign")
+    assert sorted(table["key"].unique()) == sorted(p.key for p in c.points)
+    assert len(table) == sum(len(p.exp.flows) for p in c.points)
+    assert data.verify(tmp_path) == []
+    assert not any(ns.startswith("cx-") for ns in _netns() - _live_namespaces())
+    status = subprocess.run([sys.executable, "-m", "coexist.cli", "campaign", "status",
+                             str(c.path), "--data", str(tmp_path)], capture_output=True, text=True)
+    assert "6/6 done, 0 left" in status.stdout
+
+
+def _live_namespaces() -> set[str]:
+    """Namespaces of runs whose owner is alive (e.g. a campaign running on this machine)."""
+    from coexist.testbed import topology
+
+    live: set[str] = set()
+    d = topology.registry_dir()
+    for entry in d.glob("*.json") if d.exists() else []:
+        doc = json.loads(entry.read_text())
+        if topology._alive(doc["pid"]):
+            live.update(doc["namespaces"])
+    return live
+
+
+def test_dask_local_cluster_runs_campaign(tiny, tmp_path):
+    from distributed import LocalCluster
+
+    c = tiny(repeats=1)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        st = campaign.run(c, tmp_path, scheduler=cluster.scheduler_address, progress=False,
+                          limit=2)
+    assert len(st.done) == 2 and len(st.left) == 1
+    assert _check_consistent(c, tmp_path) == set(st.done)
+    assert data.verify(tmp_path) == []
+
+
+def test_sigint_during_campaign_keeps_finished_runs(tiny, tmp_path):
+    c = tiny(repeats=1)
+    p = subprocess.Popen([sys.executable, "-m", "coexist.cli", "campaign", "run", str(c.path),
+                          "--data", str(tmp_path), "--quiet"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not campaign.status(c, tmp_path).done and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    assert p.wait(30) == 130
+    done = _check_consistent(c, tmp_path)
+    assert done and len(done) < 3
+    assert data.verify(tmp_path) == []

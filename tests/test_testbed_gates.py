@@ -1,0 +1,60 @@
+"""Validity gates: each condition of the harness design can fail on its own."""
+
+import pytest
+
+from coexist.testbed import gates
+
+
+def good():
+    return {
+        "probe": [{"rtt_s": 0.04, "p99_s": 0.0402, "min_s": 0.0400, "count": 500}],
+        "lateness_p999_s": 2e-4,
+        "utilisation": 0.99,
+        "other_drops": {"r s0 link": 0, "delay line dl0": 0},
+        "cca_seen": [("cubic", {"cubic"}), ("bbr", {"bbr"})],
+        "flows_complete": [True, True],
+    }
+
+
+def test_good_run_is_valid():
+    valid, reasons = gates.verdict(gates.evaluate(good()))
+    assert valid and reasons == []
+
+
+@pytest.mark.parametrize(("change", "gate"), [
+    (lambda m: m["probe"][0].update(p99_s=0.0412), "probe_rtt"),
+    (lambda m: m["probe"][0].update(min_s=0.0385), "probe_rtt"),
+    (lambda m: m["probe"][0].update(count=0), "probe_rtt"),
+    (lambda m: m.update(lateness_p999_s=1e-3), "delay_lateness"),
+    (lambda m: m.update(utilisation=0.94), "utilisation"),
+    (lambda m: m.update(utilisation=None), "utilisation"),
+    (lambda m: m["other_drops"].update({"d eth0 link": 3}), "drops_only_at_bottleneck"),
+    (lambda m: m.update(cca_seen=[("cubic", {"cubic"}), ("bbr", {"cubic"})]), "cca_confirmed"),
+    (lambda m: m.update(cca_seen=[("cubic", set()), ("bbr", {"bbr"})]), "cca_confirmed"),
+    (lambda m: m.update(flows_complete=[True, False]), "flows_complete"),
+])
+def test_each_gate_fails_alone(change, gate):
+    m = good()
+    change(m)
+    evaluated = gates.evaluate(m)
+    failed = [g.name for g in evaluated if not g.passed]
+    assert failed == [gate]
+    valid, reasons = gates.verdict(evaluated)
+    assert not valid and reasons[0].startswith(gate)
+
+
+def test_netem_runs_have_no_lateness_gate_and_thresholds_are_settable():
+    m = good()
+    m["lateness_p999_s"] = None
+    m["utilisation"] = 0.9
+    names = [g.name for g in gates.evaluate(m)]
+    assert "delay_lateness" not in names
+    relaxed = gates.Thresholds(utilisation_min=0.85)
+    assert gates.verdict(gates.evaluate(m, relaxed))[0]
+
+
+def test_drop_detail_names_the_place():
+    m = good()
+    m["other_drops"]["delay line dl0"] = 2
+    (g,) = [g for g in gates.evaluate(m) if g.name == "drops_only_at_bottleneck"]
+    assert g.value == 2 and "delay line dl0: 2" in g.detail

@@ -1,0 +1,139 @@
+"""Real experiments on the emulated dumbbell (root, network namespaces, iperf3).
+
+Skipped on a machine without them, except in CI (``CI=true``), where the harness must run.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from coexist import data
+
+from .conftest import IN_CI
+
+pytestmark = pytest.mark.testbed
+
+
+def _require_testbed():
+    from coexist.testbed import preflight
+
+    missing = [c for c in preflight.check(("cubic", "bbr")) if not c.ok]
+    if missing:
+        text = "; ".join(f"{c.name}: {c.detail} (fix: {c.fix})" for c in missing)
+        if IN_CI:
+            pytest.fail(f"the testbed must run in CI: {text}")
+        pytest.skip(f"testbed unavailable: {text}")
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "coexist.cli", *args]
+
+
+def _registry_entries(pid: int) -> list[dict]:
+    from coexist.testbed import topology
+
+    d = topology.registry_dir()
+    docs = [json.loads(e.read_text()) for e in d.glob("*.json")] if d.exists() else []
+    return [doc for doc in docs if doc["pid"] == pid]
+
+
+def _run_namespaces(pid: int) -> list[str]:
+    for doc in _registry_entries(pid):
+        return doc["namespaces"]
+    return []
+
+
+def _netns() -> set[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return {line.split()[0] for line in out.splitlines() if line.strip()}
+
+
+def _start_and_wait_for_traffic(env):
+    p = subprocess.Popen(_cli("run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp",
+                              "2", "--flows", "cubic:1,bbr:1", "--duration", "30", "--quiet"),
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True)
+    deadline = time.monotonic() + 20
+    names: list[str] = []
+    while time.monotonic() < deadline and p.poll() is None:
+        names = _run_namespaces(p.pid)
+        if names and set(names) <= _netns():
+            pids = subprocess.run(["ip", "netns", "pids", names[0]], capture_output=True,
+                                  text=True).stdout.split()
+            if pids:  # a client is running in the sender namespace: traffic flows
+                break
+        time.sleep(0.1)
+    assert names and p.poll() is None, p.stderr.read().decode() if p.poll() is not None else ""
+    time.sleep(2)
+    pids = [int(x) for ns in names for x in subprocess.run(
+        ["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()]
+    return p, names, pids
+
+
+@pytest.fixture
+def env():
+    """The real run registry: ``testbed clean`` must see every live run on the machine."""
+    _require_testbed()
+    e = dict(os.environ)
+    e.pop("COEXIST_RUN_DIR", None)
+    return e
+
+
+def test_cubic_vs_bbr_run(tmp_path, env):
+    out = tmp_path / "runs"
+    p = subprocess.run(_cli("run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp", "2",
+                            "--flows", "cubic:1,bbr:1", "--duration", "15", "--warmup", "5",
+                            "--json", "--out", str(out)),
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode in (0, 3), p.stderr
+    s = json.loads(p.stdout)
+    assert [f["cca"] for f in s["flows"]] == ["cubic", "bbr"]
+    assert all(f["goodput_bps"] > 0 for f in s["flows"])
+    assert sum(f["share"] for f in s["flows"]) == pytest.approx(1.0)
+    gates = {g["name"]: g for g in s["gates"]}
+    assert gates["cca_confirmed"]["passed"], gates["cca_confirmed"]
+    assert s["utilisation"] >= 0.90
+    (probe,) = s["probe"]
+    assert abs(probe["p99_s"] - 0.020) <= 1e-3 and probe["count"] >= 100
+    assert isinstance(s["valid"], bool) and (p.returncode == 0) == s["valid"]
+    assert s["provenance"]["kernel"] and s["provenance"]["tools"]["iperf3"]
+    # stored tables, and nothing left behind
+    (run_dir,) = out.iterdir()
+    assert {f.name for f in run_dir.iterdir()} == {"summary.json", *data.RUN_FILES.values()}
+    for table, fname in data.RUN_FILES.items():  # every stored table passes its schema
+        assert len(data.load_table(run_dir / fname, table)) > 0
+    assert not any(ns.startswith(f"cx-{s['run_id']}") for ns in _netns())
+    from coexist.testbed import topology
+
+    assert not (topology.registry_dir() / f"{s['run_id']}.json").exists()
+
+
+def test_killed_run_is_cleaned_by_testbed_clean(tmp_path, env):
+    p, names, pids = _start_and_wait_for_traffic(env)
+    assert pids  # iperf3, ping and the delay line were running
+    p.kill()
+    p.wait(10)
+    assert set(names) <= _netns()  # SIGKILL allows no clean-up: the namespaces are left
+    c = subprocess.run(_cli("testbed", "clean"), env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert c.returncode == 0, c.stderr
+    assert not set(names) & _netns()
+    for pid in pids:
+        assert not os.path.exists(f"/proc/{pid}") or \
+            open(f"/proc/{pid}/stat").read().split(") ", 1)[1][0] == "Z"
+    assert _registry_entries(p.pid) == []
+
+
+def test_sigterm_tears_down(tmp_path, env):
+    p, names, pids = _start_and_wait_for_traffic(env)
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(30) == 130
+    assert "interrupted" in p.stderr.read().decode()
+    assert not set(names) & _netns()
+    assert all(not os.path.exists(f"/proc/{pid}") for pid in pids)
+    assert _registry_entries(p.pid) == []

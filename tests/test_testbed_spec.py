@@ -1,0 +1,89 @@
+"""Experiment descriptions: unit parsing, flow specs, buffer sizing, error messages."""
+
+import pytest
+
+from coexist.params import ParameterError
+from coexist.testbed import spec
+
+
+@pytest.mark.parametrize(("text", "bps"), [("50mbit", 50e6), ("100Mbps", 100e6),
+                                           ("1gbit", 1e9), ("2e7", 2e7), (5e6, 5e6),
+                                           ("500kbit", 5e5)])
+def test_parse_rate(text, bps):
+    assert spec.parse_rate(text) == pytest.approx(bps)
+
+
+@pytest.mark.parametrize("bad", ["fast", "50 furlongs", "0mbit", "2gbit", "-5mbit", True])
+def test_parse_rate_rejects_with_name_and_range(bad):
+    with pytest.raises(ParameterError, match=r"'capacity'.*valid: .*between"):
+        spec.parse_rate(bad)
+
+
+@pytest.mark.parametrize(("text", "s"), [("40ms", 0.04), ("0.04s", 0.04), ("40000us", 0.04),
+                                         ("0.04", 0.04), (0.04, 0.04)])
+def test_parse_time(text, s):
+    assert spec.parse_time(text, "rtt", 0.001, 1.0) == pytest.approx(s)
+
+
+def test_parse_time_out_of_range_names_parameter():
+    with pytest.raises(ParameterError, match=r"'rtt' = '5s'.*between 0.001 s and 1 s"):
+        spec.parse_time("5s", "rtt", 0.001, 1.0)
+
+
+def test_parse_flows_counts_groups_and_zero_counts():
+    flows = spec.parse_flows("cubic:2,bbr:0,bbr:1@30ms,reno:1", 0.01)
+    assert [f.cca for f in flows] == ["cubic", "cubic", "bbr", "reno"]
+    assert [f.rtt_s for f in flows] == [0.01, 0.01, 0.03, 0.01]
+
+
+@pytest.mark.parametrize("bad", ["cubic", "vegas:1", "cubic:-1", "cubic:0", "cubic:65",
+                                 "bbr:1@9s", ""])
+def test_parse_flows_rejects(bad):
+    with pytest.raises(ParameterError, match="'flows"):
+        spec.parse_flows(bad, 0.04)
+
+
+def test_format_flows_round_trips():
+    text = "cubic:3@10ms,bbr:3@30ms,cubic:1"
+    flows = spec.parse_flows(text, 0.04)
+    assert spec.parse_flows(spec.format_flows(flows, 0.04), 0.04) == flows
+
+
+def test_buffer_is_bdp_multiple_of_c_times_rtt():
+    e = spec.experiment(capacity="50mbit", rtt="40ms", buffer_bdp=2, flows="cubic:1,bbr:1")
+    assert e.bdp_bytes == pytest.approx(50e6 * 0.04 / 8)  # 250 kB
+    assert e.buffer_bytes == 500_000
+    assert spec.experiment(capacity="100mbit", rtt="5ms", buffer_bdp=0.5,
+                           flows="bbr:1").buffer_bytes == 31_250
+
+
+def test_groups_follow_first_appearance_and_bdp_uses_reference_rtt():
+    e = spec.experiment(capacity="100mbit", rtt="10ms", buffer_bdp=2,
+                        flows="cubic:1@30ms,bbr:1,cubic:1@30ms")
+    assert e.groups == (0.03, 0.01)
+    assert [e.group_of(f) for f in e.flows] == [0, 1, 0]
+    assert e.buffer_bytes == 250_000
+
+
+def test_tiny_buffer_rejected_with_minimum():
+    with pytest.raises(ParameterError, match=r"'buffer_bdp' = 0.01 .*at least 3028 bytes"):
+        spec.experiment(capacity="1mbit", rtt="10ms", buffer_bdp=0.01, flows="cubic:1")
+
+
+@pytest.mark.parametrize(("kw", "name"), [({"warmup": 60}, "warmup"),
+                                          ({"duration": 1}, "duration"),
+                                          ({"interval": 0.01}, "interval"),
+                                          ({"delay": "magic"}, "delay"),
+                                          ({"buffer_bdp": 0}, "buffer_bdp")])
+def test_experiment_errors_name_the_parameter(kw, name):
+    args = dict(capacity="50mbit", rtt="40ms", buffer_bdp=2, flows="cubic:1", duration=60)
+    args.update(kw)
+    with pytest.raises(ParameterError, match=f"'{name}'"):
+        spec.experiment(**args)
+
+
+def test_to_dict_records_flows_text_and_buffer_bytes():
+    e = spec.experiment(capacity="50mbit", rtt="40ms", buffer_bdp=2, flows="cubic:1,bbr:1")
+    d = e.to_dict()
+    assert d["flows"] == "cubic:1,bbr:1" and d["buffer_bytes"] == 500_000
+    assert d["capacity_bps"] == 50e6

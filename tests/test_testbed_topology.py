@@ -1,0 +1,104 @@
+"""The dumbbell's commands: isolation in namespaces, bottleneck sizing, delay placement."""
+
+import pytest
+
+from coexist.testbed import spec, topology
+
+
+def plan(delay="tun", flows="cubic:1,bbr:1@30ms", **kw):
+    args = dict(capacity="50mbit", rtt="40ms", buffer_bdp=2, flows=flows)
+    args.update(kw)
+    return topology.Plan("abc123", spec.experiment(**args), delay)
+
+
+def _namespace_of(cmd):
+    """The namespace a command acts in, or None for the root namespace."""
+    if cmd[:2] == ["ip", "netns"] and cmd[2] in ("add", "exec"):
+        return cmd[3]
+    if cmd[1] == "-n":
+        return cmd[2]
+    return None
+
+
+@pytest.mark.parametrize("delay", ["tun", "netem"])
+def test_everything_happens_inside_the_runs_namespaces(delay):
+    p = plan(delay)
+    assert p.namespaces == ["cx-abc123-s0", "cx-abc123-s1", "cx-abc123-r", "cx-abc123-d"]
+    for cmd in p.commands():
+        ns = _namespace_of(cmd)
+        if ns is None:  # only veth creation runs in the root namespace, straight into ours
+            assert cmd[:3] == ["ip", "link", "add"], cmd
+            assert cmd[4] == "netns" and cmd[5] in p.namespaces, cmd
+            assert cmd[-2] == "netns" and cmd[-1] in p.namespaces, cmd
+        else:
+            assert ns in p.namespaces, cmd
+
+
+def test_addresses_are_private_and_per_group():
+    p = plan()
+    text = " ".join(" ".join(c) for c in p.commands())
+    for addr in ("10.10.0.2/24", "10.10.1.2/24", "10.10.0.1/24", "10.10.1.1/24",
+                 "10.20.0.1/24", "10.20.0.2/24"):
+        assert addr in text
+    assert "default via 10.10.1.1" in text
+
+
+def test_bottleneck_is_htb_at_capacity_with_bfifo_of_buffer_bytes():
+    p = plan(buffer_bdp=3)
+    cmds = p.bottleneck_commands()
+    assert cmds[1][cmds[1].index("rate") + 1] == "50000000bit"
+    assert cmds[1][cmds[1].index("ceil") + 1] == "50000000bit"
+    assert cmds[2][-3:] == ["bfifo", "limit", str(3 * 250_000)]
+    assert all(c[2] == "cx-abc123-r" and "dst" in c for c in cmds)
+
+
+def test_offloads_off_on_every_veth_end():
+    p = plan()
+    ethtool = [c for c in p.commands() if "ethtool" in c]
+    ends = {(c[3], c[6]) for c in ethtool}
+    assert ends == set(p.interfaces())
+    assert all(c[-6:] == ["tso", "off", "gso", "off", "gro", "off"] for c in ethtool)
+
+
+def test_tun_delay_per_group_on_the_ack_path():
+    p = plan("tun")
+    assert p.delayline_args() == ["dl0:40000.000", "dl1:30000.000"]
+    cmds = [" ".join(c) for c in p.delay_commands()]
+    assert "ip -n cx-abc123-r route add 10.10.0.0/24 dev dl0 table 100" in cmds
+    assert "ip -n cx-abc123-r route add 10.10.1.0/24 dev dl1 table 100" in cmds
+    # ACKs arriving from the receiver and the router's probes take the delay table
+    assert "ip -n cx-abc123-r rule add pref 100 iif dst lookup 100" in cmds
+    assert "ip -n cx-abc123-r rule add pref 101 iif lo lookup 100" in cmds
+    assert not any("netem" in c for c in cmds)
+
+
+def test_netem_delay_per_group():
+    cmds = [" ".join(c) for c in plan("netem").delay_commands()]
+    assert cmds == [
+        "tc -n cx-abc123-r qdisc add dev s0 root netem delay 40000us limit 1000000",
+        "tc -n cx-abc123-r qdisc add dev s1 root netem delay 30000us limit 1000000",
+    ]
+
+
+def test_socket_buffers_allow_the_deepest_buffer_studied():
+    # 250 BDP at 100 Mbit/s and 80 ms is 250 MB; autotuning must be allowed beyond it
+    assert topology.SOCKET_BUFFER_MAX >= 250 * 100e6 * 0.08 / 8
+    cmds = [c for c in plan().commands() if "net.ipv4.tcp_rmem=" + "4096 131072 " +
+            str(topology.SOCKET_BUFFER_MAX) in c]
+    assert len(cmds) == 3  # both senders and the receiver
+
+
+def test_registry_and_clean_without_namespaces(tmp_path, monkeypatch):
+    """clean() skips live owners and removes dead owners' entries (namespaces mocked)."""
+    monkeypatch.setenv("COEXIST_RUN_DIR", str(tmp_path))
+    removed = []
+    monkeypatch.setattr(topology, "list_namespaces", lambda: ["cx-dead01-r", "other"])
+    monkeypatch.setattr(topology, "teardown_namespaces",
+                        lambda names: removed.extend(names) or list(names))
+    topology.register(plan())  # owned by this (live) process
+    (tmp_path / "dead01.json").write_text(
+        '{"run_id": "dead01", "pid": 999999999, "namespaces": ["cx-dead01-r"]}')
+    out = topology.clean()
+    assert "cx-dead01-r" in out["removed"] and out["live"] == []  # own pid counts as cleanable
+    assert not (tmp_path / "dead01.json").exists()
+    assert "other" not in removed
