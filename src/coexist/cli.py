@@ -127,9 +127,25 @@ def _nash(args: argparse.Namespace) -> int:
     return 0
 
 
+def _stoppable() -> None:
+    """Long-running commands stop cleanly on SIGINT, SIGTERM and SIGHUP, even when started
+    with SIGINT ignored (as background jobs of a non-interactive shell are)."""
+    import signal
+
+    from .testbed.experiment import Interrupted
+
+    def stop(signum, _frame):
+        raise Interrupted(f"stopped by signal {signal.Signals(signum).name}")
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
+
+
 def _run(args: argparse.Namespace) -> int:
     from .testbed import experiment, gates, spec
 
+    _stoppable()
     exp = spec.experiment(capacity=args.capacity, rtt=args.rtt, buffer_bdp=args.buffer_bdp,
                           flows=args.flows, duration=args.duration, warmup=args.warmup,
                           interval=args.interval, sample=args.sample, delay=args.delay)
@@ -185,6 +201,7 @@ def _campaign(args: argparse.Namespace) -> int:
     data_dir = Path(args.data) if args.data else data.DATA
     c = campaign.load(Path(args.file))
     if args.what == "run":
+        _stoppable()
         before = campaign.status(c, data_dir)
         print(campaign.format_status(c, before))
         st = campaign.run(c, data_dir, scheduler=args.scheduler, progress=not args.quiet,
@@ -336,7 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"coexist: testbed: {exc}", file=sys.stderr)
             return 1
         except (KeyboardInterrupt, Interrupted) as exc:
-            print(f"coexist: interrupted ({exc or 'SIGINT'}); testbed removed", file=sys.stderr)
+            print(f"coexist: interrupted ({str(exc) or 'SIGINT'}); testbed removed",
+                  file=sys.stderr)
             return 130
         finally:
             # the same model warning can come from several evaluations: print each once

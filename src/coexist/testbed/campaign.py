@@ -284,8 +284,9 @@ def refresh(c: Campaign, data_dir: Path = data.DATA) -> None:
 
 def format_status(c: Campaign, s: Status) -> str:
     invalid = sum(s.attempts.values())
-    hours = s.est_left_s / 3600
+    eta = (f"{s.est_left_s / 3600:.1f} h" if s.est_left_s >= 3600
+           else f"{s.est_left_s / 60:.0f} min")
     return (f"{c.name}: {len(s.done)}/{s.planned} done, {len(s.left)} left "
-            f"(~{hours:.1f} h of experiment time), {invalid} invalid run(s) so far"
+            f"(~{eta} of experiment time), {invalid} invalid run(s) so far"
             + (f", {len(s.failed)} given up after {c.max_attempts} invalid attempts: "
                f"{', '.join(s.failed[:5])}" if s.failed else ""))
