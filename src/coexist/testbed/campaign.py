@@ -167,7 +167,10 @@ def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
     unknown = sorted(done - set(keys))
     if unknown:
         raise data.DataError(f"{root}: run directories not in the campaign grid: {unknown[:5]}")
-    left = [k for k in keys if k not in done and attempts.get(k, 0) < c.max_attempts]
+    # first repeats of every point first: a campaign cut short still covers the whole grid
+    order = sorted(range(len(keys)), key=lambda i: (c.points[i].repeat, i))
+    left = [keys[i] for i in order if keys[i] not in done
+            and attempts.get(keys[i], 0) < c.max_attempts]
     failed = [k for k in keys if k not in done and attempts.get(k, 0) >= c.max_attempts]
     per = {p.key: p.exp.duration_s + OVERHEAD_S for p in c.points}
     return Status(len(keys), [k for k in keys if k in done], attempts, left, failed,
