@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -185,3 +186,46 @@ def test_gzip_tables_are_byte_reproducible(tmp_path):
     data.write_table(df, tmp_path / "b.csv.gz", "queue")
     assert (tmp_path / "a.csv.gz").read_bytes() == (tmp_path / "b.csv.gz").read_bytes()
     assert gzip.decompress((tmp_path / "a.csv.gz").read_bytes()).startswith(b"t_s,kind")
+
+
+def test_load_axis_keys_and_validation(tmp_path):
+    c = campaign.load(write(tmp_path, BASE.replace('  flows: ["cubic:1,bbr:1"]',
+                                                   '  flows: ["cubic:1,bbr:1"]\n'
+                                                   '  load: [none, cpu]')
+                            .replace("[1, 2]", "[2]").replace("repeats: 2", "repeats: 1")))
+    assert [(p.key, p.load) for p in c.points] == [
+        ("20mbit-20ms-b2-cubic1-bbr1-r0", "none"),
+        ("20mbit-20ms-b2-cubic1-bbr1-loadcpu-r0", "cpu")]
+    with pytest.raises(ParameterError, match=r"load \['disco'\]; valid: none, cpu, book"):
+        campaign.load(write(tmp_path, BASE.replace('  flows: ["cubic:1,bbr:1"]',
+                                                   '  flows: ["cubic:1,bbr:1"]\n'
+                                                   '  load: [disco]')))
+
+
+def test_load_commands():
+    from coexist.testbed import load, spec
+
+    e = spec.experiment(capacity="50mbit", rtt="40ms", buffer_bdp=2, flows="cubic:1,bbr:1",
+                        duration=60)
+    assert load.commands("none", e, Path("/tmp/x")) == []
+    cpu = load.commands("cpu", e, Path("/tmp/x"))
+    assert len(cpu) == (os.cpu_count() or 1) and all("while True" in c[-1] for c in cpu)
+    (twin,) = load.commands("experiment", e, Path("/tmp/x"))
+    assert twin[twin.index("--flows") + 1] == "cubic:1,bbr:1"
+    assert float(twin[twin.index("--duration") + 1]) > e.duration_s
+    (book,) = load.commands("book", e, Path("/tmp/x"))
+    assert "jupyter-book build --path-output /tmp/x" in book[-1]
+    with pytest.raises(ValueError, match="valid: none, cpu"):
+        load.commands("disco", e, Path("/tmp/x"))
+
+
+def test_cpu_load_starts_and_stops():
+    import time
+
+    from coexist.testbed import load, spec
+
+    e = spec.experiment(capacity="50mbit", rtt="40ms", buffer_bdp=2, flows="bbr:1")
+    with load.background("cpu", e) as procs:
+        time.sleep(0.3)
+        assert procs and all(p.poll() is None for p in procs)
+    assert all(p.poll() is not None for p in procs)

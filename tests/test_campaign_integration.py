@@ -32,7 +32,7 @@ interval: 0.5
 sample: 0.2
 repeats: {repeats}
 min_utilisation: 0.5
-max_attempts: 2
+max_attempts: 5
 """
 
 

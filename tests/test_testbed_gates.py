@@ -58,3 +58,23 @@ def test_drop_detail_names_the_place():
     m["other_drops"]["delay line dl0"] = 2
     (g,) = [g for g in gates.evaluate(m) if g.name == "drops_only_at_bottleneck"]
     assert g.value == 2 and "delay line dl0: 2" in g.detail
+
+
+def test_run_summary_text_lists_flows_aggregates_and_gates():
+    import json
+
+    from coexist import data
+    from coexist.cli import format_run
+
+    stored = sorted((data.DATA / "runs").glob("*/*/summary.json"))
+    if not stored:
+        pytest.skip("no stored run")
+    s = json.loads(stored[0].read_text())
+    text = format_run(s)
+    assert text.splitlines()[0].startswith(f"run {s['run_id']}:")
+    for f in s["flows"]:
+        assert f"{f['goodput_bps'] / 1e6:.2f}" in text
+    for g in s["gates"]:
+        assert f"{'PASS' if g['passed'] else 'FAIL'} {g['name']}" in text
+    assert text.splitlines()[-1] == ("valid" if s["valid"] else
+                                     "INVALID: " + "; ".join(s["invalid_reasons"]))

@@ -84,26 +84,44 @@ def env():
     return e
 
 
-def test_cubic_vs_bbr_run(tmp_path, env):
-    out = tmp_path / "runs"
+def _two_flow_run(env, out):
     p = subprocess.run(_cli("run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp", "2",
                             "--flows", "cubic:1,bbr:1", "--duration", "15", "--warmup", "5",
                             "--json", "--out", str(out)),
                        env=env, capture_output=True, text=True, timeout=120)
     assert p.returncode in (0, 3), p.stderr
     s = json.loads(p.stdout)
+    assert isinstance(s["valid"], bool) and (p.returncode == 0) == s["valid"]
+    return s
+
+
+def test_cubic_vs_bbr_run(tmp_path, env):
+    """1 CUBIC + 1 BBR, 20 Mbit/s, 20 ms, 2 BDP, 15 s.
+
+    As in a campaign, a run that fails a validity gate is re-run (this virtual machine
+    occasionally stalls for milliseconds, which the lateness and probe gates catch); the
+    harness must produce a valid run within three attempts, and every attempt must have
+    confirmed both algorithms and kept the link busy.
+    """
+    out = tmp_path / "runs"
+    attempts = []
+    for _ in range(3):
+        s = _two_flow_run(env, out)
+        attempts.append(s)
+        gates = {g["name"]: g for g in s["gates"]}
+        assert gates["cca_confirmed"]["passed"], gates["cca_confirmed"]
+        assert s["utilisation"] >= 0.90
+        if s["valid"]:
+            break
+    assert s["valid"], [a["invalid_reasons"] for a in attempts]
     assert [f["cca"] for f in s["flows"]] == ["cubic", "bbr"]
     assert all(f["goodput_bps"] > 0 for f in s["flows"])
     assert sum(f["share"] for f in s["flows"]) == pytest.approx(1.0)
-    gates = {g["name"]: g for g in s["gates"]}
-    assert gates["cca_confirmed"]["passed"], gates["cca_confirmed"]
-    assert s["utilisation"] >= 0.90
     (probe,) = s["probe"]
     assert abs(probe["p99_s"] - 0.020) <= 1e-3 and probe["count"] >= 100
-    assert isinstance(s["valid"], bool) and (p.returncode == 0) == s["valid"]
     assert s["provenance"]["kernel"] and s["provenance"]["tools"]["iperf3"]
     # stored tables, and nothing left behind
-    (run_dir,) = out.iterdir()
+    run_dir = out / s["run_id"]
     assert {f.name for f in run_dir.iterdir()} == {"summary.json", *data.RUN_FILES.values()}
     for table, fname in data.RUN_FILES.items():  # every stored table passes its schema
         assert len(data.load_table(run_dir / fname, table)) > 0
@@ -137,3 +155,26 @@ def test_sigterm_tears_down(tmp_path, env):
     assert not set(names) & _netns()
     assert all(not os.path.exists(f"/proc/{pid}") for pid in pids)
     assert _registry_entries(p.pid) == []
+
+
+def test_netem_request_on_a_kernel_without_netem(env):
+    from coexist.testbed import delay
+
+    if delay.kernel_has_netem():
+        assert delay.resolve("auto") == "netem"
+        return
+    assert delay.resolve("auto") == "tun"
+    p = subprocess.run(_cli("run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp", "2",
+                            "--flows", "bbr:1", "--duration", "3", "--warmup", "1",
+                            "--delay", "netem"), env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 1
+    assert "no netem qdisc" in p.stderr and "--delay tun" in p.stderr
+
+
+def test_bad_parameters_exit_2_before_touching_the_machine(env):
+    before = _netns()
+    p = subprocess.run(_cli("run", "--capacity", "20 parsecs", "--rtt", "20ms", "--buffer-bdp",
+                            "2", "--flows", "bbr:1"), env=env, capture_output=True, text=True)
+    assert p.returncode == 2 and "'capacity'" in p.stderr
+    assert _netns() == before

@@ -60,6 +60,8 @@ RUN_COLUMNS = [
     _f("buffer_bdp", "number", "BDP", "bottleneck buffer in multiples of C x RTT", minimum=0),
     _f("buffer_bytes", "integer", "byte", minimum=0),
     _f("flows_spec", "string", description="flow mix, CCA:COUNT[@RTT],..."),
+    _f("load", "string", description="deliberate background load during the run "
+       "(none, cpu, book, experiment)"),
     _f("n_flows", "integer", minimum=1),
     _f("n_bbr", "integer", minimum=0),
     _f("duration_s", "number", "s", minimum=0),
@@ -312,3 +314,32 @@ def verify(data_dir: Path = DATA) -> list[str]:
         if (data_dir / "runs").exists() else set()
     problems += [f"{rel}: not described in datapackage.json" for rel in sorted(on_disk - described)]
     return problems
+
+
+def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
+    """One row per stored run, valid or not, with its gate values: the testbed's record.
+
+    Columns: campaign, key, run_id, valid, reasons, utilisation, probe_offset_ms (worst
+    |p99 - RTT| over sender groups), lateness_p999_ms, delay_cpu_pct, other_drops,
+    bbr_share, time_utc.
+    """
+    rows = []
+    runs = Path(data_dir) / "runs"
+    for summary in sorted(runs.glob("*/*/summary.json")) + \
+            sorted(runs.glob("*/_invalid/*/summary.json")):
+        s = json.loads(summary.read_text())
+        camp = summary.relative_to(runs).parts[0]
+        gates = {g["name"]: g for g in s["gates"]}
+        dl = s.get("delay_line") or {}
+        rows.append({
+            "campaign": camp, "key": s.get("campaign", {}).get("key", summary.parent.name),
+            "run_id": s["run_id"], "valid": bool(s["valid"]),
+            "reasons": "; ".join(s["invalid_reasons"]),
+            "utilisation": s["utilisation"],
+            "probe_offset_ms": gates["probe_rtt"]["value"],
+            "lateness_p999_ms": dl["lateness_us"]["p999"] / 1e3 if dl else None,
+            "delay_cpu_pct": 100 * dl["cpu_fraction"] if dl else None,
+            "other_drops": gates["drops_only_at_bottleneck"]["value"],
+            "bbr_share": s["bbr_share"], "time_utc": s["provenance"]["time_utc"],
+        })
+    return pd.DataFrame(rows)

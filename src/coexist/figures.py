@@ -22,6 +22,7 @@ PALETTE = {
     "Mishra et al.": "#7570b3",
     "Ware et al.": "#66a61e",
     "fair share": "#666666",
+    "measured (this testbed)": "#222222",
 }
 
 

@@ -115,6 +115,13 @@ ENTRIES: tuple[Entry, ...] = (
           _spec(CAPACITY, RTT, BUF_MIN,
                 _p("buffer_max_bdp", float, 250.0, low=1.0, high=1000.0, low_open=True),
                 POINTS, DURATION, PACKET, rules=CURVE_RULES)),
+    Entry("T-F1", "testbed_validity.ipynb", "figure",
+          "Validity gates of every stored run (measured)", _spec()),
+    Entry("T-F2", "testbed_run.ipynb", "figure",
+          "Anatomy of one run: goodput, cwnd and queue over time (measured)",
+          _spec(_p("campaign", str, "two_flow", help="campaign name (data/campaigns/)"),
+                _p("run_key", str, "50mbit-40ms-b2-cubic1-bbr1-r0",
+                   help="key of a stored valid run of that campaign"))),
 )
 
 BY_ID = {e.id: e for e in ENTRIES}

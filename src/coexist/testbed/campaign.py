@@ -27,6 +27,7 @@ from ..params import ParameterError
 from . import gates, spec
 
 GRID_KEYS = {"capacity", "rtt", "buffer_bdp", "flows"}
+OPTIONAL_GRID_KEYS = {"load"}  # deliberate background load (see testbed.load); default none
 SETTINGS = {"duration": 60.0, "warmup": 10.0, "interval": 1.0, "sample": 0.5,
             "min_utilisation": 0.95}
 TOP_KEYS = {"name", "title", "figures", "grid", "repeats", "max_attempts", *SETTINGS}
@@ -42,6 +43,7 @@ class Point:
     repeat: int
     exp: spec.Experiment
     min_utilisation: float
+    load: str = "none"
 
 
 @dataclass(frozen=True)
@@ -115,15 +117,20 @@ def load(path: Path) -> Campaign:
                           f"{sorted(GRID_KEYS)} and optional overrides of {sorted(SETTINGS)}")
     points: dict[str, Point] = {}
     for grid in grids:
-        unknown = set(grid) - GRID_KEYS - set(SETTINGS)
+        unknown = set(grid) - GRID_KEYS - OPTIONAL_GRID_KEYS - set(SETTINGS)
         missing = GRID_KEYS - set(grid)
         if unknown or missing:
             raise _fail(path, f"grid keys: unknown {sorted(unknown)}, missing {sorted(missing)}")
         settings = {k: grid.get(k, doc.get(k, v)) for k, v in SETTINGS.items()}
-        axes = {k: grid[k] if isinstance(grid[k], list) else [grid[k]] for k in GRID_KEYS}
+        axes = {k: grid[k] if isinstance(grid[k], list) else [grid[k]]
+                for k in GRID_KEYS | (OPTIONAL_GRID_KEYS & set(grid))}
         mixes = [m for entry in axes["flows"] for m in _expand_flows(entry, path)]
-        for cap, rtt, buf, mix in itertools.product(axes["capacity"], axes["rtt"],
-                                                    axes["buffer_bdp"], mixes):
+        loads = axes.get("load", ["none"])
+        bad = [x for x in loads if x not in load_kinds()]
+        if bad:
+            raise _fail(path, f"load {bad}; valid: {', '.join(load_kinds())}")
+        for cap, rtt, buf, mix, kind in itertools.product(
+                axes["capacity"], axes["rtt"], axes["buffer_bdp"], mixes, loads):
             try:
                 exp = spec.experiment(capacity=cap, rtt=rtt, buffer_bdp=buf, flows=mix,
                                       duration=settings["duration"], warmup=settings["warmup"],
@@ -133,11 +140,12 @@ def load(path: Path) -> Campaign:
             mu = settings["min_utilisation"]
             if not isinstance(mu, (int, float)) or not 0 <= mu <= 1:
                 raise _fail(path, f"min_utilisation = {mu!r}; valid: 0..1")
+            suffix = "" if kind == "none" else f"-load{kind}"
             for r in range(repeats):
-                key = f"{_slug(cap)}-{_slug(rtt)}-b{buf:g}-{_slug(mix)}-r{r}"
+                key = f"{_slug(cap)}-{_slug(rtt)}-b{buf:g}-{_slug(mix)}{suffix}-r{r}"
                 if key in points:
                     raise _fail(path, f"grid point {key} appears twice")
-                points[key] = Point(key, r, exp, float(mu))
+                points[key] = Point(key, r, exp, float(mu), kind)
     return Campaign(name, doc.get("title", name), tuple(doc.get("figures", ())),
                     tuple(points.values()), max_attempts, path)
 
@@ -185,12 +193,22 @@ def _remove_partials(root: Path) -> list[Path]:
     return found
 
 
-def _execute(exp: spec.Experiment, min_utilisation: float):
-    """Run one experiment where this function is called (locally or on a Dask worker)."""
-    from . import experiment
+def load_kinds() -> tuple[str, ...]:
+    from .load import KINDS
 
-    return experiment.run(exp, progress=False,
-                          th=gates.Thresholds(utilisation_min=min_utilisation))
+    return KINDS
+
+
+def _execute(exp: spec.Experiment, min_utilisation: float, load_kind: str = "none"):
+    """Run one experiment where this function is called (locally or on a Dask worker),
+    under the point's deliberate background load."""
+    from . import experiment, load
+
+    with load.background(load_kind, exp):
+        result = experiment.run(exp, progress=False,
+                                th=gates.Thresholds(utilisation_min=min_utilisation))
+    result.summary["load"] = load_kind
+    return result
 
 
 def _store(c: Campaign, point: Point, result, data_dir: Path) -> bool:
@@ -224,7 +242,7 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
             for key in todo:
                 p = by_key[key]
                 bar.set_postfix_str(key)
-                _store(c, p, _execute(p.exp, p.min_utilisation), data_dir)
+                _store(c, p, _execute(p.exp, p.min_utilisation, p.load), data_dir)
                 refresh(c, data_dir)
                 bar.update()
         else:
@@ -238,8 +256,8 @@ def _run_dask(c: Campaign, points: list[Point], data_dir: Path, scheduler: str, 
     from distributed import Client, as_completed
 
     with Client(scheduler) as client:
-        futures = {client.submit(_execute, p.exp, p.min_utilisation, key=f"{c.name}-{p.key}",
-                                 pure=False): p for p in points}
+        futures = {client.submit(_execute, p.exp, p.min_utilisation, p.load,
+                                 key=f"{c.name}-{p.key}", pure=False): p for p in points}
         for fut in as_completed(futures):
             p = futures[fut]
             _store(c, p, fut.result(), data_dir)
@@ -266,7 +284,8 @@ def table(c: Campaign, data_dir: Path = data.DATA) -> pd.DataFrame:
         run_cols = {"campaign": c.name, "key": point.key, "run_id": s["run_id"],
                     "repeat": point.repeat, "capacity_bps": e.capacity_bps, "rtt_s": e.rtt_s,
                     "buffer_bdp": e.buffer_bdp, "buffer_bytes": e.buffer_bytes,
-                    "flows_spec": spec.format_flows(e.flows, e.rtt_s), "n_flows": len(e.flows),
+                    "flows_spec": spec.format_flows(e.flows, e.rtt_s), "load": point.load,
+                    "n_flows": len(e.flows),
                     "n_bbr": sum(f.cca == "bbr" for f in e.flows), "duration_s": e.duration_s,
                     "warmup_s": e.warmup_s, "utilisation": s["utilisation"],
                     "jain_index": s["jain_index"], "bbr_share": s["bbr_share"],

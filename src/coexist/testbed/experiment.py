@@ -140,6 +140,7 @@ def run(exp: Experiment, *, progress: bool = True, th: gates.Thresholds | None =
     workdir = Path(tempfile.mkdtemp(prefix=f"coexist-{plan.run_id}-"))
     procs = _Procs(workdir)
     prov = provenance.collect()
+    load_start = os.getloadavg()
     sockets: list[dict] = []
     queue: list[dict] = []
     errors: list[BaseException] = []
@@ -212,6 +213,8 @@ def run(exp: Experiment, *, progress: bool = True, th: gates.Thresholds | None =
             topology.teardown(plan)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+    # machine load around the run: evidence of concurrent work that could disturb it
+    prov["loadavg_1_5_15"] = {"start": list(load_start), "end": list(os.getloadavg())}
     result.summary.update(provenance=prov, wall_s=round(time.monotonic() - wall0, 3))
     return result
 

@@ -1,0 +1,76 @@
+"""Measured results from the bundled campaigns, shaped for the figures that set them beside
+the models: per-run BBR shares, their spread over repeats, and campaign coverage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import data
+
+
+def campaign_table(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
+    """The campaign table (one row per flow per valid run); empty if nothing is stored."""
+    path = Path(data_dir) / f"{name}.csv"
+    if not path.exists():
+        return pd.DataFrame(columns=[f.name for f in data.SCHEMAS["campaign"]])
+    return data.load_table(path, "campaign")
+
+
+def coverage(name: str, data_dir: Path = data.DATA) -> tuple[int, int]:
+    """(valid runs stored, runs planned) for a campaign."""
+    from .testbed import campaign
+
+    c = campaign.load(Path(data_dir) / "campaigns" / f"{name}.yaml")
+    st = campaign.status(c, data_dir)
+    return len(st.done), st.planned
+
+
+def runs(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per run: setting, repeat, BBR share and BBR/CUBIC goodput (bit/s)."""
+    if table.empty:
+        return pd.DataFrame(columns=["key", "capacity_bps", "rtt_s", "buffer_bdp", "n_flows",
+                                     "n_bbr", "repeat", "bbr_share", "bbr_bps", "cubic_bps",
+                                     "utilisation", "mean_queue_delay_s"])
+    per_cca = table.pivot_table(index="key", columns="cca", values="goodput_bps",
+                                aggfunc="sum").reindex(columns=["bbr", "cubic"]).fillna(0.0)
+    first = table.drop_duplicates("key").set_index("key")
+    out = first[["capacity_bps", "rtt_s", "buffer_bdp", "n_flows", "n_bbr", "repeat",
+                 "bbr_share", "utilisation", "mean_queue_delay_s"]].copy()
+    out["bbr_bps"] = per_cca["bbr"]
+    out["cubic_bps"] = per_cca["cubic"]
+    return out.reset_index()
+
+
+def spread(per_run: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
+    """Mean, min, max and count of ``value`` over repeats of each setting in ``by``."""
+    if per_run.empty:
+        return pd.DataFrame(columns=[*by, "mean", "min", "max", "n_runs"])
+    g = per_run.groupby(by)[value]
+    return pd.DataFrame({"mean": g.mean(), "min": g.min(), "max": g.max(),
+                         "n_runs": g.size()}).reset_index()
+
+
+def error_by_range(measured: pd.DataFrame, predicted: dict[str, np.ndarray],
+                   edges: tuple[float, ...] = (1.0, 2.0, 5.0, 30.0)) -> pd.DataFrame:
+    """Mean absolute and mean signed error of each model against measured means, per buffer
+    range ``(edges[i], edges[i+1]]`` (the first range includes its lower edge).
+
+    ``measured`` has columns buffer_bdp and mean; ``predicted`` maps a model name to its
+    prediction at those buffers (NaN outside the model's domain, which is then not counted).
+    """
+    rows = []
+    b = measured["buffer_bdp"].to_numpy(dtype=float)
+    m = measured["mean"].to_numpy(dtype=float)
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        sel = ((b > lo) | (b == edges[0]) & (lo == edges[0])) & (b <= hi)
+        for model, pred in predicted.items():
+            err = np.asarray(pred, dtype=float)[sel] - m[sel]
+            ok = np.isfinite(err)
+            rows.append({"buffer_range_bdp": f"{lo:g}-{hi:g}", "model": model,
+                         "points": int(ok.sum()), "not_in_domain": int((~ok).sum()),
+                         "mean_abs_error": float(np.abs(err[ok]).mean()) if ok.any() else np.nan,
+                         "mean_error": float(err[ok].mean()) if ok.any() else np.nan})
+    return pd.DataFrame(rows)

@@ -1,0 +1,62 @@
+"""The bundled measurements: hashes, schemas, and agreement with their campaign grids."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coexist import data, measured
+from coexist.testbed import campaign
+
+CAMPAIGNS = sorted((data.DATA / "campaigns").glob("*.yaml"))
+
+
+def test_datapackage_hashes_match_every_file():
+    if not (data.DATA / "datapackage.json").exists():
+        assert not (data.DATA / "runs").exists(), "runs are stored but no datapackage.json"
+        pytest.skip("no measurement bundled yet")
+    assert data.verify() == []
+
+
+@pytest.mark.parametrize("path", CAMPAIGNS, ids=lambda p: p.stem)
+def test_campaign_runs_match_grid_and_gates(path):
+    c = campaign.load(path)
+    points = {p.key: p for p in c.points}
+    stored = list(campaign.iter_runs(c))
+    table = measured.campaign_table(c.name)
+    assert sorted(table["key"].unique()) == sorted(p.key for p, _ in stored)
+    for point, run_dir in stored:
+        s = json.loads((run_dir / "summary.json").read_text())
+        assert s["valid"] and all(g["passed"] for g in s["gates"]), run_dir
+        assert s["campaign"]["key"] == point.key == run_dir.name
+        expected = points[point.key].exp.to_dict()
+        for k in ("capacity_bps", "rtt_s", "buffer_bdp", "flows", "duration_s", "warmup_s"):
+            assert s["params"][k] == expected[k], (run_dir, k)
+        flows = data.load_table(run_dir / data.RUN_FILES["flows"], "flows")
+        assert flows["share"].sum() == pytest.approx(1.0)
+        assert list(flows["cca"]) == [f.cca for f in point.exp.flows]
+        for kind, fname in data.RUN_FILES.items():
+            data.load_table(run_dir / fname, kind)
+        rows = table[table["key"] == point.key]
+        assert rows["goodput_bps"].to_numpy() == pytest.approx(flows["goodput_bps"].to_numpy())
+
+
+def test_runs_and_spread_and_error_by_range():
+    t = pd.DataFrame({
+        "key": ["a", "a", "b", "b"], "capacity_bps": 1e6, "rtt_s": 0.04,
+        "buffer_bdp": [2.0, 2.0, 2.0, 2.0], "n_flows": 2, "n_bbr": 1, "repeat": [0, 0, 1, 1],
+        "bbr_share": [0.6, 0.6, 0.4, 0.4], "utilisation": 1.0, "mean_queue_delay_s": 0.01,
+        "cca": ["cubic", "bbr", "cubic", "bbr"], "goodput_bps": [4e5, 6e5, 6e5, 4e5]})
+    r = measured.runs(t)
+    assert list(r["bbr_bps"]) == [6e5, 4e5] and list(r["cubic_bps"]) == [4e5, 6e5]
+    s = measured.spread(r, ["buffer_bdp"], "bbr_share")
+    assert s.loc[0, "mean"] == pytest.approx(0.5) and s.loc[0, "n_runs"] == 2
+    assert (s.loc[0, "min"], s.loc[0, "max"]) == (0.4, 0.6)
+    pts = pd.DataFrame({"buffer_bdp": [1.0, 2.0, 3.0, 10.0], "mean": [0.5, 0.5, 0.4, 0.3]})
+    acc = measured.error_by_range(pts, {"m": np.array([np.nan, 0.6, 0.4, 0.2])})
+    one_two = acc[acc.buffer_range_bdp == "1-2"].iloc[0]
+    assert one_two["points"] == 1 and one_two["not_in_domain"] == 1
+    assert one_two["mean_abs_error"] == pytest.approx(0.1)
+    five_30 = acc[acc.buffer_range_bdp == "5-30"].iloc[0]
+    assert five_30["mean_error"] == pytest.approx(-0.1)
