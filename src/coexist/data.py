@@ -321,7 +321,8 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
 
     Columns: campaign, key, run_id, valid, reasons, utilisation, probe_offset_ms (worst
     |p99 - RTT| over sender groups), lateness_p999_ms, delay_cpu_pct, other_drops,
-    bbr_share, time_utc.
+    bbr_share, jain_index, mean_queue_delay_s, load (deliberate background load),
+    loadavg_start (1-minute load average when the run started), time_utc.
     """
     rows = []
     runs = Path(data_dir) / "runs"
@@ -340,6 +341,10 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "lateness_p999_ms": dl["lateness_us"]["p999"] / 1e3 if dl else None,
             "delay_cpu_pct": 100 * dl["cpu_fraction"] if dl else None,
             "other_drops": gates["drops_only_at_bottleneck"]["value"],
-            "bbr_share": s["bbr_share"], "time_utc": s["provenance"]["time_utc"],
+            "bbr_share": s["bbr_share"], "jain_index": s["jain_index"],
+            "mean_queue_delay_s": s["mean_queue_delay_s"], "load": s.get("load", "none"),
+            "loadavg_start": (s["provenance"].get("loadavg_1_5_15") or {}).get("start",
+                                                                               [None])[0],
+            "time_utc": s["provenance"]["time_utc"],
         })
     return pd.DataFrame(rows)
