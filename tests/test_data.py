@@ -30,6 +30,7 @@ def test_campaign_runs_match_grid_and_gates(path):
         s = json.loads((run_dir / "summary.json").read_text())
         assert s["valid"] and all(g["passed"] for g in s["gates"]), run_dir
         assert s["campaign"]["key"] == point.key == run_dir.name
+        assert s.get("load", "none") == point.load
         expected = points[point.key].exp.to_dict()
         for k in ("capacity_bps", "rtt_s", "buffer_bdp", "flows", "duration_s", "warmup_s"):
             assert s["params"][k] == expected[k], (run_dir, k)
@@ -60,3 +61,19 @@ def test_runs_and_spread_and_error_by_range():
     assert one_two["mean_abs_error"] == pytest.approx(0.1)
     five_30 = acc[acc.buffer_range_bdp == "5-30"].iloc[0]
     assert five_30["mean_error"] == pytest.approx(-0.1)
+
+
+def test_observed_equilibria_from_mixes():
+    """Hand-made 3-flow mix table (a test fixture, not a measurement)."""
+    # per-flow: k=0: cubic 10; k=1: cubic 8, bbr 14; k=2: cubic 9, bbr 9.5; k=3: bbr 7
+    goodput = {0: (30.0, 0.0), 1: (16.0, 14.0), 2: (9.0, 19.0), 3: (0.0, 21.0)}
+    rows = [{"capacity_bps": 1e6, "rtt_s": 0.01, "buffer_bdp": 2.0, "n_flows": 3,
+             "n_bbr": k, "cubic_bps": c, "bbr_bps": b} for k, (c, b) in goodput.items()]
+    runs = pd.DataFrame(rows)
+    eq = measured.observed_equilibria(runs, 3)
+    # only k=2 holds: its CUBIC flow would get 7 < 9 as BBR, a BBR flow 8 < 9.5 as CUBIC
+    assert eq["equilibrium_bbr_flows"].tolist() == [2.0]
+    assert eq["mixes"].tolist() == [4]
+    partial = measured.observed_equilibria(runs[runs.n_bbr != 1], 3)
+    assert partial["mixes"].tolist() == [3] and partial["equilibrium_bbr_flows"].isna().all()
+    assert measured.observed_equilibria(runs, 5).empty

@@ -118,6 +118,12 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("buffer_max_bdp", float, 50.0, low=1.0, high=1000.0, low_open=True),
                 _p("n_points", int, 100, low=2, high=5000),
                 rules=CURVE_RULES)),
+    Entry("F-Exp2", "fig_f_exp2.ipynb", "figure",
+          "Observed Nash equilibria vs the predicted region (measured, 10 flows)",
+          _spec(_p("n_flows", int, 10, low=2, high=64),
+                _p("tolerance", float, 0.0, low=0.0, high=1.0,
+                   help="a switch counts as profitable only if it gains more than this "
+                        "fraction"))),
     Entry("M-F12", "fig_m_f12.ipynb", "figure",
           "The two-flow model in ultra-deep buffers, 1-250 BDP",
           _spec(CAPACITY, RTT, BUF_MIN,

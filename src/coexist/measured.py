@@ -74,3 +74,32 @@ def error_by_range(measured: pd.DataFrame, predicted: dict[str, np.ndarray],
                          "mean_abs_error": float(np.abs(err[ok]).mean()) if ok.any() else np.nan,
                          "mean_error": float(err[ok].mean()) if ok.any() else np.nan})
     return pd.DataFrame(rows)
+
+
+def observed_equilibria(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.DataFrame:
+    """Empirical Nash equilibria per (capacity, RTT, buffer) from measured mixes.
+
+    ``per_run`` is :func:`runs` output. For each setting with every mix of ``n_flows``
+    flows (0..n BBR) stored, per-flow CUBIC and BBR goodput (averaged over repeats) go
+    through the unilateral-deviation test (:func:`coexist.nash.equilibria`). One row per
+    equilibrium; a setting with missing mixes gets one row with NaN and its mix count.
+    """
+    from . import nash
+
+    cols = ["capacity_bps", "rtt_s", "buffer_bdp", "mixes", "equilibrium_bbr_flows"]
+    rows = []
+    sel = per_run[per_run["n_flows"] == n_flows]
+    for (cap, rtt, buf), g in sel.groupby(["capacity_bps", "rtt_s", "buffer_bdp"]):
+        g = g.groupby("n_bbr")[["bbr_bps", "cubic_bps"]].mean()
+        base = {"capacity_bps": cap, "rtt_s": rtt, "buffer_bdp": buf, "mixes": len(g)}
+        if list(g.index) != list(range(n_flows + 1)):
+            rows.append({**base, "equilibrium_bbr_flows": np.nan})
+            continue
+        k = g.index.to_numpy()
+        cubic = np.full(k.shape, np.nan)
+        bbr = np.full(k.shape, np.nan)
+        cubic[k < n_flows] = g["cubic_bps"].to_numpy()[k < n_flows] / (n_flows - k[k < n_flows])
+        bbr[k > 0] = g["bbr_bps"].to_numpy()[k > 0] / k[k > 0]
+        for e in nash.equilibria(cubic, bbr, tol=tol):
+            rows.append({**base, "equilibrium_bbr_flows": float(e)})
+    return pd.DataFrame(rows, columns=cols)

@@ -30,41 +30,35 @@ def _range_error(name: str, value: object, valid: str) -> ParameterError:
     return ParameterError(f"parameter {name!r} = {value!r} is invalid; valid: {valid}")
 
 
-def parse_rate(text: str | float, name: str = "capacity") -> float:
-    """Bit/s from ``50mbit``, ``100Mbps``, ``1gbit`` or a plain number of bit/s."""
-    valid = (f"a rate such as 50mbit or 100e6, between {CAPACITY_RANGE[0]:g} and "
-             f"{CAPACITY_RANGE[1]:g} bit/s")
+def _parse_with_unit(text: str | float, name: str, units: dict[str, float], valid: str,
+                     low: float, high: float) -> float:
+    """A number with an optional unit suffix (case-insensitive), in SI, range-checked."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         value = float(text)
     else:
         m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-z]*)\s*", str(text).lower())
-        if not m or m.group(2) not in _RATE_UNITS:
+        if not m or m.group(2) not in units:
             raise _range_error(name, text, valid)
         try:
-            value = float(m.group(1)) * _RATE_UNITS[m.group(2)]
-        except ValueError:
-            raise _range_error(name, text, valid) from None
-    if not CAPACITY_RANGE[0] <= value <= CAPACITY_RANGE[1]:
-        raise _range_error(name, text, valid)
-    return value
-
-
-def parse_time(text: str | float, name: str, low: float, high: float) -> float:
-    """Seconds from ``40ms``, ``0.04s``, ``40000us`` or a plain number of seconds."""
-    valid = f"a time such as 40ms or 0.04 (seconds), between {low:g} s and {high:g} s"
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        value = float(text)
-    else:
-        m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-z]*)\s*", str(text).lower())
-        if not m or m.group(2) not in _TIME_UNITS:
-            raise _range_error(name, text, valid)
-        try:
-            value = float(m.group(1)) * _TIME_UNITS[m.group(2)]
+            value = float(m.group(1)) * units[m.group(2)]
         except ValueError:
             raise _range_error(name, text, valid) from None
     if not low <= value <= high:
         raise _range_error(name, text, valid)
     return value
+
+
+def parse_rate(text: str | float, name: str = "capacity") -> float:
+    """Bit/s from ``50mbit``, ``100Mbps``, ``1gbit`` or a plain number of bit/s."""
+    valid = (f"a rate such as 50mbit or 100e6, between {CAPACITY_RANGE[0]:g} and "
+             f"{CAPACITY_RANGE[1]:g} bit/s")
+    return _parse_with_unit(text, name, _RATE_UNITS, valid, *CAPACITY_RANGE)
+
+
+def parse_time(text: str | float, name: str, low: float, high: float) -> float:
+    """Seconds from ``40ms``, ``0.04s``, ``40000us`` or a plain number of seconds."""
+    valid = f"a time such as 40ms or 0.04 (seconds), between {low:g} s and {high:g} s"
+    return _parse_with_unit(text, name, _TIME_UNITS, valid, low, high)
 
 
 @dataclass(frozen=True)
