@@ -78,3 +78,12 @@ def test_run_summary_text_lists_flows_aggregates_and_gates():
         assert f"{'PASS' if g['passed'] else 'FAIL'} {g['name']}" in text
     assert text.splitlines()[-1] == ("valid" if s["valid"] else
                                      "INVALID: " + "; ".join(s["invalid_reasons"]))
+
+
+def test_cpu_times_are_monotonic_seconds():
+    from coexist import provenance
+
+    a = provenance.cpu_times()
+    b = provenance.cpu_times()
+    assert set(a) == {"busy_s", "idle_s", "steal_s"}
+    assert all(b[k] >= a[k] >= 0 for k in a)

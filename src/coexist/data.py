@@ -322,7 +322,8 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     Columns: campaign, key, run_id, valid, reasons, utilisation, probe_offset_ms (worst
     |p99 - RTT| over sender groups), lateness_p999_ms, delay_cpu_pct, other_drops,
     bbr_share, jain_index, mean_queue_delay_s, load (deliberate background load),
-    loadavg_start (1-minute load average when the run started), time_utc.
+    loadavg_start (1-minute load average when the run started), steal_s (CPU time the
+    hypervisor took from this machine during the run), time_utc.
     """
     rows = []
     runs = Path(data_dir) / "runs"
@@ -345,6 +346,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "mean_queue_delay_s": s["mean_queue_delay_s"], "load": s.get("load", "none"),
             "loadavg_start": (s["provenance"].get("loadavg_1_5_15") or {}).get("start",
                                                                                [None])[0],
+            "steal_s": (s["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s"),
             "time_utc": s["provenance"]["time_utc"],
         })
     return pd.DataFrame(rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import subprocess
 import sys
@@ -31,6 +32,23 @@ def cpu_model() -> str | None:
     return platform.processor() or None
 
 
+def cpu_times() -> dict[str, float]:
+    """Machine-wide CPU seconds so far (``/proc/stat``): busy, idle and steal.
+
+    Steal is time the hypervisor gave this virtual machine's CPUs to someone else; a burst
+    of it stalls everything here, the delay line included.
+    """
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except (OSError, IndexError):
+        return {}
+    ticks = [int(v) for v in fields]
+    hz = os.sysconf("SC_CLK_TCK")
+    user, nice, system, idle, iowait, irq, softirq, steal = ticks[:8]
+    return {"busy_s": (user + nice + system + irq + softirq) / hz,
+            "idle_s": (idle + iowait) / hz, "steal_s": steal / hz}
+
+
 def git_commit() -> dict:
     """Commit of the checkout this package runs from, and whether it had local changes."""
     commit = _first_line(["git", "-C", str(ROOT), "rev-parse", "HEAD"])
@@ -41,8 +59,6 @@ def git_commit() -> dict:
 
 def collect(tools: bool = True) -> dict:
     """A provenance record for one run or generated file."""
-    import os
-
     rec = {
         "time_utc": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": " ".join(sys.argv),

@@ -140,7 +140,7 @@ def run(exp: Experiment, *, progress: bool = True, th: gates.Thresholds | None =
     workdir = Path(tempfile.mkdtemp(prefix=f"coexist-{plan.run_id}-"))
     procs = _Procs(workdir)
     prov = provenance.collect()
-    load_start = os.getloadavg()
+    load_start, cpu_start = os.getloadavg(), provenance.cpu_times()
     sockets: list[dict] = []
     queue: list[dict] = []
     errors: list[BaseException] = []
@@ -215,6 +215,9 @@ def run(exp: Experiment, *, progress: bool = True, th: gates.Thresholds | None =
             shutil.rmtree(workdir, ignore_errors=True)
     # machine load around the run: evidence of concurrent work that could disturb it
     prov["loadavg_1_5_15"] = {"start": list(load_start), "end": list(os.getloadavg())}
+    cpu_end = provenance.cpu_times()
+    prov["cpu_seconds_during_run"] = {k: round(cpu_end[k] - cpu_start[k], 2)
+                                      for k in cpu_start if k in cpu_end}
     result.summary.update(provenance=prov, wall_s=round(time.monotonic() - wall0, 3))
     return result
 
