@@ -1,0 +1,120 @@
+"""The fluid-model solver: invariants, limit cases, determinism, agreement with the
+plain-NumPy reference (benchmarks/fluid_reference.py)."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coexist.fluid import solve
+from coexist.params import ParameterError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import fluid_reference  # noqa: E402
+
+C_BPS = 100e6
+PPS = C_BPS / 12000
+
+
+def test_invariants_rates_queue_loss_in_range():
+    cfg = solve.dumbbell(["cubic", "reno", "cubic"], capacity_bps=C_BPS,
+                         rtt_s=[0.02, 0.03, 0.04], buffer_bdp=0.5, duration_s=3.0,
+                         initial_window=80.0)
+    tr = solve.run(cfg)
+    assert tr.loss.max() > 0  # the scenario does reach the buffer
+    assert np.all(tr.rate_pps >= 0) and np.all(tr.window_pkts >= 1)
+    assert np.all((tr.queue_pkts >= 0) & (tr.queue_pkts <= cfg.buffer_pkts))
+    assert np.all((tr.loss >= 0) & (tr.loss <= 1))
+    # RTT is propagation plus queueing delay (eq. 3): never below the base RTT
+    assert np.all(tr.rtt_s >= np.array([0.02, 0.03, 0.04]) - 1e-12)
+    assert np.all(tr.rtt_s <= np.array([0.02, 0.03, 0.04]) + cfg.buffer_pkts / PPS + 1e-12)
+
+
+def test_no_loss_below_capacity_under_droptail():
+    # two small windows never fill the link: no queue, no loss
+    cfg = solve.dumbbell(["reno", "reno"], capacity_bps=C_BPS, rtt_s=0.04, buffer_bdp=2,
+                         duration_s=1.0, initial_window=10.0)
+    tr = solve.run(cfg)
+    assert tr.arrival_pps.max() < PPS
+    assert tr.loss.max() < 1e-12 and tr.queue_pkts.max() == 0.0
+
+
+def test_single_reno_flow_in_a_deep_buffer_fills_the_link():
+    bdp = PPS * 0.02
+    cfg = solve.dumbbell(["reno"], capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=10,
+                         duration_s=4.0, initial_window=bdp)
+    tr = solve.run(cfg)
+    late = tr.t > 1.0
+    assert tr.rate_pps[late, 0].mean() / PPS == pytest.approx(1.0, abs=0.01)
+    assert tr.queue_pkts[-1] > 0  # the surplus window waits in the queue
+    assert tr.loss.max() < 1e-9   # a 10-BDP buffer is not filled in 4 s
+
+
+@pytest.mark.parametrize("cca", ["reno", "cubic"])
+def test_loss_based_flow_fills_a_shallow_buffer_link_with_little_loss(cca):
+    """Scherrer et al. §4.3.2-4.3.4: loss-based CCAs keep drop-tail loss below 1 %, fill the
+    buffer (bufferbloat) and, once it is full, back off and grow again."""
+    cfg = solve.dumbbell([cca], capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=0.5,
+                         duration_s=20.0, initial_window=PPS * 0.02)
+    tr = solve.run(cfg)
+    late = tr.t > 5
+    w = tr.window_pkts[late, 0]
+    assert tr.rate_pps[late, 0].mean() / PPS > 0.99
+    lost = (tr.arrival_pps * tr.loss)[late].mean() / tr.arrival_pps[late].mean()
+    assert 0 < lost < 0.01
+    assert tr.queue_pkts[late].mean() / cfg.buffer_pkts > 0.5
+    assert w.min() < 0.9 * w.max()  # the window falls back after the buffer fills...
+    assert w.min() > 0.5 * w.max()  # ...but the fluid loss is spread, not one halving
+
+
+def test_deterministic_byte_identical():
+    cfg = solve.dumbbell(["cubic", "reno"], capacity_bps=C_BPS, rtt_s=[0.02, 0.035],
+                         buffer_bdp=1, duration_s=2.0, initial_window=60.0)
+    a, b = solve.run(cfg), solve.run(cfg)
+    for name in ("rate_pps", "window_pkts", "rtt_s", "queue_pkts", "loss", "arrival_pps"):
+        assert getattr(a, name).tobytes() == getattr(b, name).tobytes()
+
+
+@pytest.mark.parametrize("aqm", ["droptail", "red"])
+def test_compiled_solver_agrees_with_reference(aqm):
+    cfg = solve.dumbbell(["cubic", "reno", "cubic", "reno"], capacity_bps=C_BPS,
+                         rtt_s=[0.02, 0.025, 0.03, 0.035], buffer_bdp=0.5, duration_s=0.5,
+                         aqm=aqm, initial_window=100.0)
+    fast, ref = solve.run(cfg), fluid_reference.run(cfg)
+    assert fast.loss.max() > 0
+    for name in ("rate_pps", "window_pkts", "rtt_s", "queue_pkts", "loss", "arrival_pps"):
+        np.testing.assert_allclose(getattr(fast, name), getattr(ref, name), rtol=1e-9,
+                                   atol=1e-9, err_msg=name)
+
+
+def test_red_keeps_the_queue_lower_than_droptail():
+    kw = dict(capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=2, duration_s=10.0,
+              initial_window=PPS * 0.02)
+    red = solve.run(solve.dumbbell(["reno"] * 4, aqm="red", **kw))
+    tail = solve.run(solve.dumbbell(["reno"] * 4, aqm="droptail", **kw))
+    late = red.t > 5
+    assert red.queue_pkts[late].mean() < tail.queue_pkts[late].mean()
+
+
+@pytest.mark.parametrize(("kw", "name"), [
+    ({"capacity_pps": 0}, "capacity_pps"), ({"buffer_pkts": -1}, "buffer_pkts"),
+    ({"aqm": "codel"}, "aqm"), ({"step_s": 1.0}, "step_s"), ({"flows": ()}, "flows"),
+    ({"flows": (solve.Flow("vegas", 0.01, 0.01),)}, r"flows\[0\].cca"),
+    ({"duration_s": 0}, "duration_s"), ({"initial_window": 0.5}, "initial_window"),
+])
+def test_config_errors_name_the_parameter(kw, name):
+    args = dict(capacity_pps=PPS, buffer_pkts=100.0, flows=(solve.Flow("reno", 0.01, 0.01),))
+    args.update(kw)
+    with pytest.raises(ParameterError, match=name):
+        solve.Config(**args).check()
+
+
+def test_tables_are_tidy():
+    cfg = solve.dumbbell(["cubic", "reno"], capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=1,
+                         duration_s=0.1)
+    tr = solve.run(cfg)
+    flows = tr.flows_table()
+    assert list(flows.columns) == ["t_s", "flow", "cca", "rate_bps", "window_pkts", "rtt_s"]
+    assert len(flows) == 2 * len(tr.t) and set(flows.cca) == {"cubic", "reno"}
+    assert list(tr.link_table().columns) == ["t_s", "queue_pkts", "loss", "arrival_bps"]
