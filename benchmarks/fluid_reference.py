@@ -1,9 +1,11 @@
 """Reference integrator for the fluid model: the same equations, stepped in plain NumPy.
 
-Kept beside the benchmark as the yardstick for the compiled solver
-(:mod:`coexist.fluid.solve`): it uses the vectorised equation functions of
-:mod:`coexist.fluid.network`, :mod:`coexist.fluid.reno` and :mod:`coexist.fluid.cubic`
-once per step, with NumPy ring buffers for the delayed values.
+It is the yardstick for the compiled solver (:mod:`coexist.fluid.solve`). Each step
+evaluates the equations for all flows at once with NumPy arrays, using the vectorised
+functions of :mod:`coexist.fluid.network`, :mod:`~coexist.fluid.reno` and
+:mod:`~coexist.fluid.cubic` where they exist. Delayed values come from NumPy ring
+buffers. It reads the paper's equations the same way as the solver's module docstring
+says.
 """
 
 from __future__ import annotations
@@ -15,26 +17,50 @@ from coexist.fluid import cubic, network, reno, solve
 
 def run(cfg: solve.Config) -> solve.Trace:
     cfg.check()
-    h = cfg.step_s
-    n = len(cfg.flows)
+    h, n = cfg.step_s, len(cfg.flows)
     df = np.array([int(round(f.d_f / h)) for f in cfg.flows])
     db = np.array([int(round(f.d_b / h)) for f in cfg.flows])
     dp = np.array([f.d_p for f in cfg.flows])
-    is_cubic = np.array([f.cca == "cubic" for f in cfg.flows])
+    code = np.array([solve.CCAS[f.cca] for f in cfg.flows])
+    is_reno, is_cubic, is_v1, is_v2 = (code == c for c in range(4))
+    is_bbr = is_v1 | is_v2
+    idx = np.arange(n)
     ring = int(max(df.max(), db.max()) + df.max() + db.max()) + 2
-    x_hist, q_hist, p_hist = np.zeros((ring, n)), np.zeros(ring), np.zeros(ring)
-    w = np.full(n, cfg.initial_window)
-    w_max = np.full(n, cfg.initial_window)
+    x_hist, q_hist = np.zeros((ring, n)), np.zeros(ring)
+    p_hist, y_hist = np.zeros(ring), np.zeros(ring)
+    w0 = cfg.initial_window
+    w, w_max = np.full(n, w0), np.full(n, w0)
     s = np.where(is_cubic, cubic.k_time(w_max), 0.0)
-    q, cols = 0.0, np.arange(n)
+    tau_min, m_prt, t_prt, t_pbw = dp.copy(), np.zeros(n), np.zeros(n), np.zeros(n)
+    x_btl, x_max, x_max_prev = w0 / dp, w0 / dp, w0 / dp
+    v, m_dwn, m_crs = np.zeros(n), np.zeros(n), np.zeros(n)
+    w_hi, w_lo = np.full(n, cfg.inflight_hi_factor * w0), np.full(n, w0)
+    phi = idx % 6
+    q = 0.0
     n_steps = int(round(cfg.duration_s / h))
     every = max(1, int(round(cfg.sample_s / h)))
-    out = {k: [] for k in ("x", "w", "tau", "q", "p", "y")}
+    keys = ("x", "w", "tau", *solve.BBR_FIELDS)
+    out = {k: [] for k in (*keys, "q", "p", "y")}
     for step in range(n_steps):
         slot = step % ring
-        tau = network.latency(dp, q_hist[(step - db) % ring], cfg.capacity_pps)
+        back = (step - db) % ring
+        tau = network.latency(dp, q_hist[back], cfg.capacity_pps)
+        # loss-based windows and BBR's pacing and inflight limits
         w = np.where(is_cubic, np.maximum(cubic.window(s, w_max), 1.0), w)
-        x = network.window_rate(w, tau)
+        w_bar = x_btl * tau_min
+        up = (t_pbw >= phi * tau_min) & ((phi + 1) * tau_min - t_pbw - 1e-12 >= 0)
+        down = (t_pbw >= (phi + 1) * tau_min) & ((phi + 2) * tau_min - t_pbw - 1e-12 >= 0)
+        pcg_v1 = x_btl * (1 + 0.25 * up - 0.25 * down)
+        probing = (t_pbw >= tau_min) * (1 - m_dwn) * (1 - m_crs)
+        pcg_v2 = x_btl * (1 + 0.25 * probing - 0.25 * m_dwn)
+        pacing = np.where(is_v1, pcg_v1, np.where(is_v2, pcg_v2, 0.0))
+        w_pbw = np.where(is_v1, 2 * w_bar,
+                         np.minimum(2 * w_bar, (1 - m_crs) * w_hi + m_crs * w_lo))
+        w_prt = np.where(is_v1, 4.0, w_bar / 2)
+        x_pbw = np.minimum(w_pbw / tau, pacing)
+        x_bbr = m_prt * w_prt / tau + (1 - m_prt) * x_pbw
+        w = np.where(is_bbr, m_prt * w_prt + (1 - m_prt) * w_pbw, w)
+        x = np.where(is_bbr, x_bbr, network.window_rate(w, tau))
         x_hist[slot] = x
         y = 0.0
         for i in range(n):  # summed in flow order, as the compiled solver does
@@ -45,19 +71,61 @@ def run(cfg: solve.Config) -> solve.Trace:
         else:
             p = float(network.red_loss(q, cfg.buffer_pkts))
         dq = (1.0 - p) * y - cfg.capacity_pps
-        q_hist[slot], p_hist[slot] = q, p
+        q_hist[slot], p_hist[slot], y_hist[slot] = q, p, y
         if step % every == 0 and step // every < n_steps // every:
-            for key, val in (("x", x), ("w", w), ("tau", tau), ("q", q), ("p", p), ("y", y)):
+            vals = (x, w, tau, x_btl, x_max, tau_min, m_prt, v, pacing, m_dwn, m_crs, w_hi)
+            for key, val in zip(keys, vals, strict=True):
                 out[key].append(np.copy(val))
-        x_ack = x_hist[(step - df - db) % ring, cols]
-        p_ack = p_hist[(step - db) % ring]
+            out["q"].append(q), out["p"].append(p), out["y"].append(y)
+        x_ack = x_hist[(step - df - db) % ring, idx]
+        p_ack = p_hist[back]
+        # loss-based updates (eqs. 39-40)
         w_reno = np.maximum(w + h * reno.window_derivative(w, x_ack, p_ack), 1.0)
         s_new = np.maximum(s + h * cubic.since_loss_derivative(s, x_ack, p_ack), 0.0)
         w_max = np.where(is_cubic, w_max + h * cubic.w_max_derivative(w, w_max, x_ack, p_ack),
                          w_max)
         s = np.where(is_cubic, s_new, s)
-        w = np.where(is_cubic, w, w_reno)
+        w = np.where(is_reno, w_reno, w)
+        # BBR updates (eqs. 9-32)
+        y_then, q_then = y_hist[back], q_hist[back]
+        deliv = np.where(q_then > 0, cfg.capacity_pps, np.minimum(y_then, cfg.capacity_pps))
+        x_dlv = np.where(y_then > 0, x_ack / np.where(y_then > 0, y_then, 1.0) * deliv, 0.0)
+        tau_min = np.where(is_bbr, tau_min - np.maximum(tau_min - tau, 0.0), tau_min)
+        period = np.where(m_prt > 0.5, 0.2, 10.0)
+        t_prt = t_prt + h
+        flip = t_prt >= period
+        reset = ~flip & (m_prt < 0.5) & (tau < tau_min - 1e-12)
+        m_prt = np.where(is_bbr & flip, 1 - m_prt, m_prt)
+        t_prt = np.where(flip | reset, 0.0, t_prt)
+        t_period = np.where(is_v1, 8 * tau_min, np.minimum(63 * tau_min, 2 + (idx + 1.0) / n))
+        t_pbw = t_pbw + h
+        x_max = np.where(is_bbr, np.where(t_pbw < 0.01, 0.0,
+                                          x_max + np.maximum(x_dlv - x_max, 0.0)), x_max)
+        x_btl = np.where(is_v1 & (t_pbw >= t_period - 0.01), x_max, x_btl)
+        # BBRv2 modes and inflight bounds
+        w_bar = x_btl * tau_min
+        w_minus = np.minimum(w_bar, 0.85 * w_hi)
+        go_down = ((m_dwn < 0.5) & (m_crs < 0.5) & (t_pbw >= tau_min)
+                   & ((v >= 1.25 * w_bar) | (p_ack >= 0.02)))
+        end_down = ~go_down & (m_dwn > 0.5) & (v <= w_minus)
+        m_dwn = np.where(is_v2 & go_down, 1.0, np.where(is_v2 & end_down, 0.0, m_dwn))
+        m_crs = np.where(is_v2 & end_down, 1.0, m_crs)
+        x_btl = np.where(is_v2 & (m_dwn > 0.5), np.maximum(x_max, x_max_prev), x_btl)
+        grow = ((1 - m_crs) * (t_pbw >= tau_min)
+                * network.sigmoid(v - w_hi, cfg.k_window)
+                * 2.0 ** np.minimum(t_pbw / tau_min, 60.0))
+        cut = (p_ack >= 0.02) * 0.3 / tau_min * w_hi
+        lossy = (p_ack > 0.0).astype(float)
+        w_hi = np.where(is_v2, w_hi + h * (grow - cut), w_hi)
+        w_lo = np.where(is_v2, w_lo + h * ((1 - m_crs) * (w_minus - w_lo)
+                                           - m_crs * lossy * 0.3 * w_lo / tau_min), w_lo)
+        new_period = is_bbr & (t_pbw >= t_period)
+        t_pbw = np.where(new_period, 0.0, t_pbw)
+        x_max_prev = np.where(new_period, x_max, x_max_prev)
+        m_crs = np.where(new_period, 0.0, m_crs)
+        v = np.where(is_bbr, np.maximum(v + h * (x - x_dlv), 0.0), v)
         q = min(max(q + h * dq, 0.0), cfg.buffer_pkts)
     t = np.arange(len(out["q"])) * every * h
-    return solve.Trace(cfg, t, np.array(out["x"]), np.array(out["w"]), np.array(out["tau"]),
-                       np.array(out["q"]), np.array(out["p"]), np.array(out["y"]))
+    a = {k: np.array(val) for k, val in out.items()}
+    bbr = {name: a[name] for name in solve.BBR_FIELDS}
+    return solve.Trace(cfg, t, a["x"], a["w"], a["tau"], a["q"], a["p"], a["y"], bbr)

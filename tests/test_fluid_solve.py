@@ -69,23 +69,29 @@ def test_loss_based_flow_fills_a_shallow_buffer_link_with_little_loss(cca):
 
 
 def test_deterministic_byte_identical():
-    cfg = solve.dumbbell(["cubic", "reno"], capacity_bps=C_BPS, rtt_s=[0.02, 0.035],
+    cfg = solve.dumbbell(["cubic", "reno", "bbr1", "bbr2"], capacity_bps=C_BPS,
+                         rtt_s=[0.02, 0.035, 0.02, 0.03],
                          buffer_bdp=1, duration_s=2.0, initial_window=60.0)
     a, b = solve.run(cfg), solve.run(cfg)
-    for name in ("rate_pps", "window_pkts", "rtt_s", "queue_pkts", "loss", "arrival_pps"):
+    for name in solve.Trace.OUTPUTS:
         assert getattr(a, name).tobytes() == getattr(b, name).tobytes()
+    for name in solve.BBR_FIELDS:
+        assert a.bbr[name].tobytes() == b.bbr[name].tobytes()
 
 
 @pytest.mark.parametrize("aqm", ["droptail", "red"])
 def test_compiled_solver_agrees_with_reference(aqm):
-    cfg = solve.dumbbell(["cubic", "reno", "cubic", "reno"], capacity_bps=C_BPS,
-                         rtt_s=[0.02, 0.025, 0.03, 0.035], buffer_bdp=0.5, duration_s=0.5,
-                         aqm=aqm, initial_window=100.0)
+    cfg = solve.dumbbell(["cubic", "bbr1", "bbr2", "reno", "bbr1"], capacity_bps=C_BPS,
+                         rtt_s=[0.02, 0.025, 0.03, 0.022, 0.028], buffer_bdp=0.5,
+                         duration_s=0.5, aqm=aqm, initial_window=80.0)
     fast, ref = solve.run(cfg), fluid_reference.run(cfg)
     assert fast.loss.max() > 0
-    for name in ("rate_pps", "window_pkts", "rtt_s", "queue_pkts", "loss", "arrival_pps"):
+    for name in solve.Trace.OUTPUTS:
         np.testing.assert_allclose(getattr(fast, name), getattr(ref, name), rtol=1e-9,
                                    atol=1e-9, err_msg=name)
+    for name in solve.BBR_FIELDS:
+        np.testing.assert_allclose(fast.bbr[name], ref.bbr[name], rtol=1e-9, atol=1e-9,
+                                   err_msg=name)
 
 
 def test_red_keeps_the_queue_lower_than_droptail():
@@ -118,3 +124,67 @@ def test_tables_are_tidy():
     assert list(flows.columns) == ["t_s", "flow", "cca", "rate_bps", "window_pkts", "rtt_s"]
     assert len(flows) == 2 * len(tr.t) and set(flows.cca) == {"cubic", "reno"}
     assert list(tr.link_table().columns) == ["t_s", "queue_pkts", "loss", "arrival_bps"]
+
+
+@pytest.fixture(scope="module")
+def single_bbr():
+    out = {}
+    for cca in ("bbr1", "bbr2"):
+        cfg = solve.dumbbell([cca], capacity_bps=C_BPS, rtt_s=0.03, buffer_bdp=1,
+                             duration_s=21.0, initial_window=PPS * 0.03)
+        out[cca] = solve.run(cfg)
+    return out
+
+
+def test_bbr1_pacing_pulses_eq22(single_bbr):
+    tr = single_bbr["bbr1"]
+    gain = tr.bbr["pacing"][:, 0] / tr.bbr["x_btl"][:, 0]
+    probe_bw = tr.bbr["m_prt"][:, 0] < 0.5
+    assert set(np.round(gain[probe_bw], 6)) == {0.75, 1.0, 1.25}
+    # one 5/4 phase and one 3/4 phase per period of 8 RTprop
+    period = tr.t < 8 * 0.03
+    frac_up = np.mean(np.isclose(gain[period], 1.25))
+    frac_down = np.mean(np.isclose(gain[period], 0.75))
+    assert frac_up == pytest.approx(1 / 8, abs=0.02) and frac_down == pytest.approx(1 / 8,
+                                                                                    abs=0.02)
+
+
+@pytest.mark.parametrize("cca", ["bbr1", "bbr2"])
+def test_probe_rtt_every_10_s_for_200_ms_eqs11_13(single_bbr, cca):
+    tr = single_bbr[cca]
+    m = tr.bbr["m_prt"][:, 0]
+    enter = tr.t[1:][np.diff(m) > 0.5]
+    leave = tr.t[1:][np.diff(m) < -0.5]
+    assert enter == pytest.approx([10.0, 20.2], abs=0.005)
+    assert leave - enter == pytest.approx([0.2, 0.2], abs=0.005)
+    # in ProbeRTT the inflight limit is 4 packets (BBRv1, eq. 23) or half the BDP (eq. 32)
+    limit = tr.window_pkts[m > 0.5, 0]
+    expected = 4.0 if cca == "bbr1" else PPS * 0.03 / 2
+    assert np.median(limit) == pytest.approx(expected, rel=0.05)
+
+
+def test_single_bbr_flow_fills_the_link_and_bbr2_queues_less(single_bbr):
+    """Insights 3 and 4: BBRv1 fills the link and the buffer; BBRv2 fills the link with
+    far less queue."""
+    late = single_bbr["bbr1"].t > 2
+    for tr in single_bbr.values():
+        assert tr.rate_pps[late, 0].mean() / PPS == pytest.approx(1.0, abs=0.03)
+        assert np.all(tr.bbr["tau_min"][:, 0] == pytest.approx(0.03))  # RTprop = d_p
+    q1 = single_bbr["bbr1"].queue_pkts[late].mean()
+    q2 = single_bbr["bbr2"].queue_pkts[late].mean()
+    assert q2 < 0.5 * q1
+
+
+def test_bbr2_probing_cycle_and_inflight_bounds_eqs24_31(single_bbr):
+    tr = single_bbr["bbr2"]
+    # probing periods: min(63 RTprop, 2 + i/N) = min(1.89, 3) s for one flow at 30 ms
+    down = tr.bbr["m_dwn"][:, 0]
+    starts = tr.t[1:][np.diff(down) > 0.5]
+    gaps = np.diff(starts[starts < 9.5])
+    assert len(gaps) >= 3 and np.allclose(gaps, 63 * 0.03, atol=0.02)
+    cruising = tr.bbr["m_crs"][:, 0] > 0.5
+    assert cruising.mean() > 0.5  # most of the time is spent cruising
+    # in cruise the window is inflight_lo, never above 2 BDP estimates (eq. 31)
+    w_bar = tr.bbr["x_btl"][:, 0] * tr.bbr["tau_min"][:, 0]
+    probe_bw = tr.bbr["m_prt"][:, 0] < 0.5
+    assert np.all(tr.window_pkts[probe_bw, 0] <= 2 * w_bar[probe_bw] + 1e-9)

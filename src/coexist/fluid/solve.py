@@ -6,7 +6,33 @@ the simulated time. Integration is explicit Euler on the delay-differential equa
 queue is kept in [0, B] as eq. (2) prescribes. The run is deterministic: the same
 configuration gives byte-identical outputs.
 
-Congestion controls implemented so far: Reno (eq. 39) and CUBIC (eqs. 40-41).
+Congestion controls: Reno (eq. 39), CUBIC (eqs. 40-41), BBRv1 (eqs. 9-23) and BBRv2
+(eqs. 9-19, 24-32).
+
+How the paper's equations are read where it leaves room:
+
+- Eqs. (11), (13), (16), (20), (26), (27) are update rules for discrete modes, timers and
+  resets. Their σ of a time or a mode is taken with K -> ∞ (a step), so a mode flips exactly
+  once and a timer resets to 0; a finite-K σ over a timer would flip a mode half-way.
+- Eqs. (9) and (18) track a minimum and a maximum; they are applied per step as
+  ``τmin -= Γ(τmin - τ)`` and ``x_max += Γ(x_dlv - x_max)`` with Γ taken at K -> ∞ (the
+  ReLU): a finite-K Γ leaks its negative tail every step and drags τmin up towards the
+  current RTT. Eq. (18) tracks the *delivery* rate x_dlv (its text: "maximum delivery
+  rate"), not the sending rate.
+- Eq. (17) with an empty queue delivers min(y, C): the link cannot deliver more than its
+  capacity even in the instant the queue starts to build.
+- σ compares quantities of different units: ``k_sigmoid`` (per packet/s) sharpens rate
+  comparisons (eq. 4), ``k_window`` (per packet) the inflight comparison of eq. (29).
+- Eq. (14)'s second term is added (the printed minus sign would make rates negative).
+- Eq. (25): in cruising mode BBRv2 paces at x_btl (§5.2.1), so the 5/4 probing gain
+  applies only outside cruise and down modes.
+- Eq. (27) ends cruising when a new probing period starts and sets it when draining ends;
+  modes stay in {0, 1}. Eq. (28)'s "previous period" maximum is the value at that
+  period's end. Eq. (30) cuts inflight_lo while the path sees any loss (p > 0).
+- BBR start-up is not modelled: BBR starts in ProbeBW at the initial window's rate, with
+  RTprop equal to the path's propagation delay and, for BBRv2, inflight_hi at
+  ``inflight_hi_factor`` initial windows (Insight 5 depends on it).
+- Windows never go below one packet.
 """
 
 from __future__ import annotations
@@ -21,7 +47,7 @@ from numba import njit
 from ..params import ParameterError
 from . import cubic, network
 
-CCAS = {"reno": 0, "cubic": 1}
+CCAS = {"reno": 0, "cubic": 1, "bbr1": 2, "bbr2": 3}
 AQMS = {"droptail": 0, "red": 1}
 PACKET_BYTES = 1500
 
@@ -51,8 +77,10 @@ class Config:
     step_s: float = 1e-5
     sample_s: float = 1e-3
     k_sigmoid: float = network.K_DEFAULT
+    k_window: float = 1.0
     l_droptail: float = network.L_DEFAULT
     initial_window: float = 10.0
+    inflight_hi_factor: float = 1.25
     extra: dict = field(default_factory=dict, compare=False)
 
     def check(self) -> Config:
@@ -79,11 +107,15 @@ class Config:
             raise bad("sample_s", self.sample_s, "step_s <= sample_s <= duration_s")
         if not 0 < self.duration_s <= 3600:
             raise bad("duration_s", self.duration_s, "0 < duration_s <= 3600")
-        if not (self.k_sigmoid > 0 and self.l_droptail >= 1):
-            raise bad("k_sigmoid/l_droptail", (self.k_sigmoid, self.l_droptail),
-                      "k_sigmoid > 0, l_droptail >= 1")
+        if not (self.k_sigmoid > 0 and self.k_window > 0 and self.l_droptail >= 1):
+            raise bad("k_sigmoid/k_window/l_droptail",
+                      (self.k_sigmoid, self.k_window, self.l_droptail),
+                      "k_sigmoid > 0, k_window > 0, l_droptail >= 1")
         if not self.initial_window >= 1:
             raise bad("initial_window", self.initial_window, ">= 1 packet")
+        if not self.inflight_hi_factor > 0:
+            raise bad("inflight_hi_factor", self.inflight_hi_factor,
+                      "> 0 (BBRv2's initial inflight_hi, in initial windows)")
         return self
 
 
@@ -105,104 +137,223 @@ def _sigmoid(v, k):
 
 
 @njit(cache=True)
+def _step(v):
+    """σ with K -> ∞, for the discrete update rules (modes, timers, resets)."""
+    return 1.0 if v >= 0.0 else 0.0
+
+
+@njit(cache=True)
 def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h, n_steps,
-               every, w0, c_cubic, beta):
+               every, w0, c_cubic, beta, w_hi0, k_win):
     n = cca.shape[0]
     ring = int(max(df_steps.max(), db_steps.max()) + df_steps.max() + db_steps.max()) + 2
     x_hist = np.zeros((ring, n))
     q_hist = np.zeros(ring)
     p_hist = np.zeros(ring)
+    y_hist = np.zeros(ring)
+    # loss-based state
     w = np.full(n, w0)
     s = np.zeros(n)
     w_max = np.full(n, w0)
+    # BBR state (eqs. 9-32); BBR's start-up is not modelled: it starts in ProbeBW with
+    # its bandwidth estimate at the initial window's rate and its RTprop at the path's
+    tau_min = dp_s.copy()
+    m_prt = np.zeros(n)
+    t_prt = np.zeros(n)
+    t_pbw = np.zeros(n)
+    x_btl = w0 / dp_s
+    x_max = w0 / dp_s
+    x_max_prev = w0 / dp_s
+    v = np.zeros(n)
+    m_dwn = np.zeros(n)
+    m_crs = np.zeros(n)
+    w_hi = w_hi0 * w0 * np.ones(n)
+    w_lo = w0 * np.ones(n)
+    x_pcg = np.zeros(n)
     for i in range(n):
         if cca[i] == 1:  # start on the cubic curve at w0: s such that window(s) = w0
-            kk = (w_max[i] * (1.0 - beta) / c_cubic) ** (1.0 / 3.0)
-            s[i] = kk
+            s[i] = (w_max[i] * (1.0 - beta) / c_cubic) ** (1.0 / 3.0)
     q = 0.0
     n_out = n_steps // every
-    out_x = np.zeros((n_out, n))
-    out_w = np.zeros((n_out, n))
-    out_tau = np.zeros((n_out, n))
-    out_q = np.zeros(n_out)
-    out_p = np.zeros(n_out)
-    out_y = np.zeros(n_out)
+    out = np.zeros((12, n_out, n))  # x, w, tau, x_btl, x_max, tau_min, m_prt, v, x_pcg,
+    out_link = np.zeros((3, n_out))  # m_dwn, m_crs, w_hi ; link: q, p, y
     x = np.zeros(n)
     tau = np.zeros(n)
     for step in range(n_steps):
         slot = step % ring
-        # rates now (eq. 8), from the window and the latency of the ACK arriving now (eq. 3)
         for i in range(n):
             back = (step - db_steps[i]) % ring
-            tau[i] = dp_s[i] + q_hist[back] / capacity
-            if cca[i] == 1:
-                kk = (w_max[i] * (1.0 - beta) / c_cubic) ** (1.0 / 3.0)
-                w[i] = c_cubic * (s[i] - kk) ** 3 + w_max[i]  # eq. (41)
-                if w[i] < 1.0:
-                    w[i] = 1.0
-            x[i] = w[i] / tau[i]
+            tau[i] = dp_s[i] + q_hist[back] / capacity  # eq. (3), RTT of the ACK arriving now
+            if cca[i] <= 1:
+                if cca[i] == 1:
+                    kk = (w_max[i] * (1.0 - beta) / c_cubic) ** (1.0 / 3.0)
+                    w[i] = c_cubic * (s[i] - kk) ** 3 + w_max[i]  # eq. (41)
+                    if w[i] < 1.0:
+                        w[i] = 1.0
+                x[i] = w[i] / tau[i]  # eq. (8)
+            else:
+                w_bar = x_btl[i] * tau_min[i]  # estimated BDP
+                if cca[i] == 2:  # BBRv1: pulses (eqs. 21-22), cwnd (eq. 23)
+                    phi = i % 6
+                    in_up = _step(t_pbw[i] - phi * tau_min[i]) * _step(
+                        (phi + 1) * tau_min[i] - t_pbw[i] - 1e-12)
+                    in_down = _step(t_pbw[i] - (phi + 1) * tau_min[i]) * _step(
+                        (phi + 2) * tau_min[i] - t_pbw[i] - 1e-12)
+                    x_pcg[i] = x_btl[i] * (1.0 + 0.25 * in_up - 0.25 * in_down)
+                    w_pbw = 2.0 * w_bar
+                    w_prt = 4.0
+                else:  # BBRv2: probe/down/cruise pacing (eq. 25), bounds (eq. 31-32)
+                    probing = _step(t_pbw[i] - tau_min[i]) * (1.0 - m_dwn[i]) * (1.0 - m_crs[i])
+                    x_pcg[i] = x_btl[i] * (1.0 + 0.25 * probing - 0.25 * m_dwn[i])
+                    bound = (1.0 - m_crs[i]) * w_hi[i] + m_crs[i] * w_lo[i]
+                    w_pbw = min(2.0 * w_bar, bound)
+                    w_prt = w_bar / 2.0
+                x_pbw = min(w_pbw / tau[i], x_pcg[i])  # eq. (15)
+                x[i] = m_prt[i] * w_prt / tau[i] + (1.0 - m_prt[i]) * x_pbw  # eq. (14)
+                w[i] = m_prt[i] * w_prt + (1.0 - m_prt[i]) * w_pbw
             x_hist[slot, i] = x[i]
-        # arrival at the link (eq. 1), loss (eqs. 4-6), queue (eq. 2)
         y = 0.0
         for i in range(n):
-            y += x_hist[(step - df_steps[i]) % ring, i]
+            y += x_hist[(step - df_steps[i]) % ring, i]  # eq. (1)
         if aqm == 0:
             fill = q / buffer
             fill = 0.0 if fill < 0.0 else (1.0 if fill > 1.0 else fill)
             excess = 1.0 - capacity / y if y > capacity else 0.0
-            p = _sigmoid(y - capacity, k) * excess * fill ** l_exp
+            p = _sigmoid(y - capacity, k) * excess * fill ** l_exp  # eq. (4)
         else:
-            p = q / buffer
-        dq = (1.0 - p) * y - capacity
+            p = q / buffer  # eq. (6)
+        dq = (1.0 - p) * y - capacity  # eq. (2)
         q_hist[slot] = q
         p_hist[slot] = p
+        y_hist[slot] = y
         if step % every == 0 and step // every < n_out:
             o = step // every
-            out_q[o] = q
-            out_p[o] = p
-            out_y[o] = y
+            out_link[0, o] = q
+            out_link[1, o] = p
+            out_link[2, o] = y
             for i in range(n):
-                out_x[o, i] = x[i]
-                out_w[o, i] = w[i]
-                out_tau[o, i] = tau[i]
-        # window updates from ACKs of packets sent one propagation RTT ago (eqs. 39-40)
+                out[0, o, i] = x[i]
+                out[1, o, i] = w[i]
+                out[2, o, i] = tau[i]
+                out[3, o, i] = x_btl[i]
+                out[4, o, i] = x_max[i]
+                out[5, o, i] = tau_min[i]
+                out[6, o, i] = m_prt[i]
+                out[7, o, i] = v[i]
+                out[8, o, i] = x_pcg[i]
+                out[9, o, i] = m_dwn[i]
+                out[10, o, i] = m_crs[i]
+                out[11, o, i] = w_hi[i]
         for i in range(n):
-            x_ack = x_hist[(step - df_steps[i] - db_steps[i]) % ring, i]
-            p_ack = p_hist[(step - db_steps[i]) % ring]
-            if cca[i] == 0:
+            sent = (step - df_steps[i] - db_steps[i]) % ring
+            x_ack = x_hist[sent, i]  # x(t - d_p)
+            at_link = (step - db_steps[i]) % ring
+            p_ack = p_hist[at_link]  # path loss of those packets, p(t - d_b)
+            if cca[i] == 0:  # Reno, eq. (39)
                 w[i] += h * (x_ack * (1.0 - p_ack) / w[i] - x_ack * p_ack * w[i] / 2.0)
                 if w[i] < 1.0:
                     w[i] = 1.0
-            else:
+            elif cca[i] == 1:  # CUBIC, eqs. (40a-b)
                 ds = 1.0 - s[i] * x_ack * p_ack
                 dwm = (w[i] - w_max[i]) * x_ack * p_ack
                 s[i] += h * ds
                 w_max[i] += h * dwm
                 if s[i] < 0.0:
                     s[i] = 0.0
+            else:
+                # delivery rate (eq. 17): this flow's part of what the link delivered
+                y_then = y_hist[at_link]
+                if y_then > 0.0:
+                    deliv = capacity if q_hist[at_link] > 0.0 else min(y_then, capacity)
+                    x_dlv = x_ack / y_then * deliv
+                else:
+                    x_dlv = 0.0
+                rtt = tau[i]
+                # RTprop (eq. 9, as an update rule: min filter with smooth ReLU)
+                tau_min[i] -= max(tau_min[i] - rtt, 0.0)
+                # ProbeRTT mode and timer (eqs. 11-13): flip when the timer expires; a new
+                # RTprop sample restarts the ProbeBW timer
+                period = 0.2 if m_prt[i] > 0.5 else 10.0
+                t_prt[i] += h
+                if t_prt[i] >= period:
+                    m_prt[i] = 1.0 - m_prt[i]
+                    t_prt[i] = 0.0
+                elif m_prt[i] < 0.5 and rtt < tau_min[i] - 1e-12:
+                    t_prt[i] = 0.0
+                # ProbeBW period (eq. 16 and eq. 20 / eq. 24)
+                if cca[i] == 2:
+                    t_period = 8.0 * tau_min[i]
+                else:
+                    t_period = min(63.0 * tau_min[i], 2.0 + (i + 1.0) / n)
+                t_pbw[i] += h
+                # max delivery rate of the period (eq. 18): reset in its first 10 ms
+                if t_pbw[i] < 0.01:
+                    x_max[i] = 0.0
+                else:
+                    x_max[i] += max(x_dlv - x_max[i], 0.0)
+                if cca[i] == 2:
+                    if t_pbw[i] >= t_period - 0.01:  # eq. (20): adopt the max at period end
+                        x_btl[i] = x_max[i]
+                else:
+                    w_bar = x_btl[i] * tau_min[i]
+                    w_minus = min(w_bar, 0.85 * w_hi[i])
+                    # eq. (26)/(27): down when inflight or loss says so, cruise once drained
+                    if m_dwn[i] < 0.5 and m_crs[i] < 0.5 and t_pbw[i] >= tau_min[i] and (
+                            v[i] >= 1.25 * w_bar or p_ack >= 0.02):
+                        m_dwn[i] = 1.0
+                    elif m_dwn[i] > 0.5 and v[i] <= w_minus:
+                        m_dwn[i] = 0.0
+                        m_crs[i] = 1.0
+                    if m_dwn[i] > 0.5:  # eq. (28): max over this and the previous period
+                        x_btl[i] = max(x_max[i], x_max_prev[i])
+                    # eq. (29): inflight_hi grows while it binds and no excessive loss
+                    grow = (1.0 - m_crs[i]) * _step(t_pbw[i] - tau_min[i]) * _sigmoid(
+                        v[i] - w_hi[i], k_win) * 2.0 ** min(t_pbw[i] / tau_min[i], 60.0)
+                    cut = _step(p_ack - 0.02) * 0.3 / tau_min[i] * w_hi[i]
+                    w_hi[i] += h * (grow - cut)
+                    # eq. (30): inflight_lo follows w- outside cruise, cut by loss inside
+                    lossy = 1.0 if p_ack > 0.0 else 0.0
+                    w_lo[i] += h * ((1.0 - m_crs[i]) * (w_minus - w_lo[i])
+                                    - m_crs[i] * lossy * 0.3 * w_lo[i] / tau_min[i])
+                if t_pbw[i] >= t_period:
+                    t_pbw[i] = 0.0
+                    x_max_prev[i] = x_max[i]
+                    m_crs[i] = 0.0  # eq. (27): a new probing period ends cruising
+                # inflight (eq. 19)
+                v[i] += h * (x[i] - x_dlv)
+                if v[i] < 0.0:
+                    v[i] = 0.0
         q += h * dq
         if q < 0.0:
             q = 0.0
         elif q > buffer:
             q = buffer
-    return out_x, out_w, out_tau, out_q, out_p, out_y
+    return out, out_link
+
+
+BBR_FIELDS = ("x_btl", "x_max", "tau_min", "m_prt", "inflight", "pacing", "m_dwn", "m_crs",
+              "w_hi")
 
 
 @dataclass
 class Trace:
-    """Sampled model output: per-flow rate, window and RTT; link queue, loss and arrivals."""
+    """Sampled model output: per-flow rate, window and RTT; link queue, loss and arrivals;
+    per-flow BBR variables (``bbr[name]``, zero for loss-based flows)."""
 
     config: Config
     t: np.ndarray
     rate_pps: np.ndarray     # (samples, flows)
-    window_pkts: np.ndarray  # (samples, flows)
+    window_pkts: np.ndarray  # (samples, flows): cwnd, or BBR's inflight limit in force
     rtt_s: np.ndarray        # (samples, flows)
     queue_pkts: np.ndarray
     loss: np.ndarray
     arrival_pps: np.ndarray
+    bbr: dict = field(default_factory=dict)
+
+    OUTPUTS = ("rate_pps", "window_pkts", "rtt_s", "queue_pkts", "loss", "arrival_pps")
 
     def flows_table(self) -> pd.DataFrame:
-        """Tidy per-flow time series (rate in bit/s)."""
+        """Tidy per-flow time series (rates in bit/s)."""
         n = len(self.config.flows)
         return pd.DataFrame({
             "t_s": np.repeat(self.t, n),
@@ -222,15 +373,16 @@ def run(cfg: Config) -> Trace:
     """Integrate ``cfg`` and return the sampled trace."""
     cfg.check()
     h = cfg.step_s
-    to_steps = np.vectorize(lambda d: int(round(d / h)))
-    df = to_steps([f.d_f for f in cfg.flows]).astype(np.int64)
-    db = to_steps([f.d_b for f in cfg.flows]).astype(np.int64)
+    df = np.array([int(round(f.d_f / h)) for f in cfg.flows], dtype=np.int64)
+    db = np.array([int(round(f.d_b / h)) for f in cfg.flows], dtype=np.int64)
     n_steps = int(round(cfg.duration_s / h))
     every = max(1, int(round(cfg.sample_s / h)))
-    x, w, tau, q, p, y = _integrate(
+    out, link = _integrate(
         np.array([CCAS[f.cca] for f in cfg.flows], dtype=np.int64), df, db,
         np.array([f.d_p for f in cfg.flows]), float(cfg.capacity_pps), float(cfg.buffer_pkts),
         AQMS[cfg.aqm], float(cfg.k_sigmoid), float(cfg.l_droptail), h, n_steps, every,
-        float(cfg.initial_window), cubic.C_CUBIC, cubic.BETA_CUBIC)
-    t = np.arange(len(q)) * every * h
-    return Trace(cfg, t, x, w, tau, q, p, y)
+        float(cfg.initial_window), cubic.C_CUBIC, cubic.BETA_CUBIC,
+        float(cfg.inflight_hi_factor), float(cfg.k_window))
+    t = np.arange(link.shape[1]) * every * h
+    bbr = {name: out[3 + j] for j, name in enumerate(BBR_FIELDS)}
+    return Trace(cfg, t, out[0], out[1], out[2], link[0], link[1], link[2], bbr)
