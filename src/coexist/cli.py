@@ -1,5 +1,5 @@
-"""Command line: ``coexist figures``, ``coexist model share|nash``, ``coexist run`` and
-``coexist testbed check|clean``.
+"""Command line: ``coexist figures``, ``coexist model share|nash``, ``coexist fluid run``,
+``coexist run``, ``coexist campaign run|status`` and ``coexist testbed check|clean``.
 
 Bad input ends with one line naming the parameter, its value and the valid range, and exit
 status 2; a failed figure check or a harness failure exits with 1; an experiment that ran
@@ -14,6 +14,8 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from .params import Param, ParameterError
 
@@ -216,6 +218,62 @@ def _campaign(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fluid_flows(text: str) -> list[str]:
+    """``cubic,bbr1`` or ``cubic:5,bbr1:5`` -> one CCA name per flow."""
+    from .fluid.solve import CCAS
+
+    valid = f"comma-separated CCA[:COUNT] with CCA in {', '.join(CCAS)}, 1..100 flows"
+    out: list[str] = []
+    for part in text.split(","):
+        name, _, count = part.strip().partition(":")
+        if name not in CCAS or (count and not count.isdigit()):
+            raise ParameterError(f"parameter 'ccas' = {text!r} is invalid; valid: {valid}")
+        out += [name] * (int(count) if count else 1)
+    if not 1 <= len(out) <= 100:
+        raise ParameterError(f"parameter 'ccas' = {text!r} is invalid; valid: {valid}")
+    return out
+
+
+def _fluid(args: argparse.Namespace) -> int:
+    from .fluid import metrics, solve
+    from .testbed import spec
+
+    ccas = _fluid_flows(args.ccas)
+    capacity = spec.parse_rate(args.capacity)
+    lo, _, hi = args.rtt.partition("-")
+    rtt_lo = spec.parse_time(lo, "rtt", 1e-4, 10.0)
+    rtt_hi = spec.parse_time(hi, "rtt", 1e-4, 10.0) if hi else rtt_lo
+    if rtt_hi < rtt_lo:
+        raise ParameterError(f"parameter 'rtt' = {args.rtt!r} is invalid; valid: one RTT or "
+                             "a range LOW-HIGH with LOW <= HIGH")
+    rtts = list(np.linspace(rtt_lo, rtt_hi, len(ccas)))
+    pps = capacity / (8 * solve.PACKET_BYTES)
+    # sample at least once per virtual packet interval N/C, for the jitter metric
+    sample = min(1e-3, len(ccas) / pps)
+    cfg = solve.dumbbell(ccas, capacity_bps=capacity, rtt_s=rtts, buffer_bdp=args.buffer_bdp,
+                         duration_s=args.duration, aqm=args.aqm, sample_s=sample,
+                         initial_window=max(1.0, pps * rtt_lo / len(ccas)))
+    tr = solve.run(cfg)
+    agg = metrics.aggregate(tr, args.warmup)
+    flows = metrics.per_flow(tr, args.warmup)
+    if args.json:
+        print(json.dumps({**agg, "capacity_bps": capacity, "rtt_s": [rtt_lo, rtt_hi],
+                          "buffer_bdp": args.buffer_bdp, "duration_s": args.duration,
+                          "warmup_s": args.warmup, "per_flow": flows.to_dict("records")},
+                         indent=2))
+        return 0
+    print(f"fluid model: {len(ccas)} flows ({args.ccas}), {capacity / 1e6:g} Mbit/s, RTT "
+          f"{args.rtt}, buffer {args.buffer_bdp:g} BDP, {args.aqm}, {args.duration:g} s "
+          f"(metrics after {args.warmup:g} s)")
+    for key in ("jain", "loss_rate", "queue_share", "utilisation"):
+        print(f"  {key:<12} {agg[key]:.4f}")
+    print(f"  {'jitter':<12} {agg['jitter_s'] * 1e3:.4f} ms")
+    for f in flows.itertuples():
+        print(f"  flow {f.flow:>2} {f.cca:>5} rtt {f.rtt_s * 1e3:6.2f} ms  "
+              f"{f.rate_bps / 1e6:8.2f} Mbit/s  share {f.share:.3f}")
+    return 0
+
+
 def _testbed_check(args: argparse.Namespace) -> int:
     from .testbed import preflight
 
@@ -320,6 +378,25 @@ def build_parser() -> argparse.ArgumentParser:
     cst.add_argument("--data", help="data directory (default: the book's data/)")
     cst.add_argument("-v", "--verbose", action="store_true", help="list the runs left")
     cst.set_defaults(func=_campaign)
+
+    fl = sub.add_parser("fluid", help="the fluid model of Scherrer et al.")
+    fsub = fl.add_subparsers(dest="what", required=True, parser_class=_Parser)
+    frun = fsub.add_parser("run", help="simulate a dumbbell and print the aggregate metrics")
+    frun.add_argument("--ccas", required=True,
+                      help="CCA[:COUNT],... with CCA in reno, cubic, bbr1, bbr2")
+    frun.add_argument("--capacity", required=True, help="bottleneck rate, e.g. 100mbit")
+    frun.add_argument("--rtt", required=True,
+                      help="base RTT, or a range spread over the flows: 40ms or 30ms-40ms")
+    frun.add_argument("--buffer-bdp", required=True,
+                      type=_number("buffer_bdp", float, low=0.0, high=1000.0, low_open=True),
+                      help="buffer in BDP of the shortest RTT")
+    frun.add_argument("--duration", type=_number("duration", float, low=0.01, high=3600.0),
+                      default=10.0, help="simulated seconds (default 10)")
+    frun.add_argument("--warmup", type=_number("warmup", float, low=0.0), default=2.0,
+                      help="seconds left out of the metrics (default 2)")
+    frun.add_argument("--aqm", choices=("droptail", "red"), default="droptail")
+    frun.add_argument("--json", action="store_true")
+    frun.set_defaults(func=_fluid)
 
     tb = sub.add_parser("testbed", help="check or clean the machine for experiments")
     tsub = tb.add_subparsers(dest="what", required=True, parser_class=_Parser)

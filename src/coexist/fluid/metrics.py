@@ -1,0 +1,63 @@
+"""The paper's aggregate metrics from a fluid-model trace (Scherrer et al. §4.3).
+
+Jain fairness of the flows' average rates (§4.3.1), loss rate at the bottleneck (§4.3.2),
+average queue as a share of the buffer (§4.3.3), link utilisation (§4.3.4) and jitter
+(§4.3.5): the mean RTT difference between consecutive packets. The fluid model has no
+packets, so jitter samples each flow's RTT at a virtual packet rate, every ``g N / C``
+seconds (g = one packet).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..params import ParameterError
+from .solve import Trace
+
+
+def jain(rates) -> float:
+    """Jain's index (sum x)^2 / (n sum x^2): 1 when equal, 1/n when one flow takes all."""
+    x = np.asarray(rates, dtype=float)
+    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else np.nan
+
+
+def aggregate(tr: Trace, warmup_s: float = 2.0) -> dict:
+    """The aggregate metrics over ``t >= warmup_s``, as one record."""
+    cfg = tr.config
+    if not 0 <= warmup_s < tr.t[-1]:
+        raise ParameterError(f"parameter 'warmup_s' = {warmup_s!r} is invalid; valid: "
+                             f"0 <= warmup_s < {tr.t[-1]:g} (the trace's length)")
+    late = tr.t >= warmup_s
+    c = cfg.capacity_pps
+    y, p, q = tr.arrival_pps[late], tr.loss[late], tr.queue_pkts[late]
+    # the link sends C while it has a queue, otherwise what arrives (at most C)
+    sent = np.where(q > 0, c, np.minimum(y * (1 - p), c))
+    n = len(cfg.flows)
+    step = n / c  # virtual packet interval: one packet of each flow per N/C seconds
+    dt = tr.t[1] - tr.t[0]
+    if dt > step + cfg.step_s:  # sampling is rounded to whole integration steps
+        raise ParameterError(f"parameter 'sample_s' = {cfg.sample_s!r} is too coarse for "
+                             f"jitter; valid: sample_s <= N/C = {step:.3g} s")
+    grid = np.arange(tr.t[late][0], tr.t[late][-1], step)
+    jitter = np.mean([np.mean(np.abs(np.diff(np.interp(grid, tr.t, tr.rtt_s[:, i]))))
+                      for i in range(n)])
+    rates = tr.rate_pps[late].mean(axis=0)
+    return {
+        "flows": n, "ccas": ",".join(f.cca for f in cfg.flows), "aqm": cfg.aqm,
+        "buffer_pkts": cfg.buffer_pkts, "jain": jain(rates),
+        "loss_rate": float((y * p).mean() / y.mean()) if y.mean() > 0 else 0.0,
+        "queue_share": float(q.mean() / cfg.buffer_pkts),
+        "utilisation": float(sent.mean() / c),
+        "jitter_s": float(jitter),
+    }
+
+
+def per_flow(tr: Trace, warmup_s: float = 2.0) -> pd.DataFrame:
+    """Average rate (bit/s) and share of each flow over ``t >= warmup_s``."""
+    late = tr.t >= warmup_s
+    rates = tr.rate_pps[late].mean(axis=0) * 8 * 1500
+    return pd.DataFrame({"flow": np.arange(len(rates)),
+                         "cca": [f.cca for f in tr.config.flows],
+                         "rtt_s": [f.d_p for f in tr.config.flows],
+                         "rate_bps": rates, "share": rates / rates.sum()})

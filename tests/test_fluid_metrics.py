@@ -1,0 +1,91 @@
+"""Scherrer et al. §4.3 aggregate metrics, and ``coexist fluid run``."""
+
+import json
+
+import numpy as np
+import pytest
+
+from coexist import cli
+from coexist.fluid import metrics, solve
+from coexist.params import ParameterError
+
+PPS = 100e6 / 12000
+
+
+def test_jain_limits():
+    assert metrics.jain([5, 5, 5, 5]) == pytest.approx(1.0)
+    assert metrics.jain([1, 0, 0, 0]) == pytest.approx(0.25)
+    assert 0.25 < metrics.jain([3, 1, 1, 1]) < 1
+
+
+def _trace(**kw):
+    t = np.arange(0, 1.0, 1e-4)
+    n = 2
+    cfg = solve.Config(PPS, 100.0, (solve.Flow("reno", 0.01, 0.01),) * n, duration_s=1.0,
+                       sample_s=1e-4)
+    base = dict(rate_pps=np.full((len(t), n), PPS / 2), window_pkts=np.ones((len(t), n)),
+                rtt_s=np.full((len(t), n), 0.02), queue_pkts=np.zeros(len(t)),
+                loss=np.zeros(len(t)), arrival_pps=np.full(len(t), PPS))
+    base.update(kw)
+    return solve.Trace(cfg, t, **base)
+
+
+def test_aggregate_on_a_hand_made_trace():
+    """Exact values on a constructed trace (not a model run): the formulas themselves."""
+    m = metrics.aggregate(_trace(), warmup_s=0.0)
+    assert m["jain"] == pytest.approx(1.0) and m["loss_rate"] == 0.0
+    assert m["utilisation"] == pytest.approx(1.0) and m["queue_share"] == 0.0
+    assert m["jitter_s"] == 0.0
+    t = np.arange(0, 1.0, 1e-4)
+    # a queue at half the buffer, 10 % loss, and an RTT that alternates every 0.1 ms
+    rtt = np.where((np.arange(len(t)) // 1) % 2 == 0, 0.02, 0.021)[:, None] * np.ones((1, 2))
+    m = metrics.aggregate(_trace(queue_pkts=np.full(len(t), 50.0), loss=np.full(len(t), 0.1),
+                                 rtt_s=rtt), warmup_s=0.0)
+    assert m["queue_share"] == pytest.approx(0.5) and m["loss_rate"] == pytest.approx(0.1)
+    assert m["utilisation"] == pytest.approx(1.0)  # a standing queue keeps the link busy
+    assert 0 < m["jitter_s"] <= 0.001 + 1e-12
+    with pytest.raises(ParameterError, match="warmup_s"):
+        metrics.aggregate(_trace(), warmup_s=5.0)
+
+
+def test_utilisation_below_capacity_without_queue():
+    t = np.arange(0, 1.0, 1e-4)
+    m = metrics.aggregate(_trace(arrival_pps=np.full(len(t), 0.6 * PPS)), warmup_s=0.0)
+    assert m["utilisation"] == pytest.approx(0.6)
+
+
+def test_jitter_needs_fine_sampling():
+    cfg = solve.dumbbell(["reno"], capacity_bps=100e6, rtt_s=0.02, buffer_bdp=1,
+                         duration_s=0.5, sample_s=1e-3)
+    with pytest.raises(ParameterError, match="sample_s"):
+        metrics.aggregate(solve.run(cfg), warmup_s=0.1)
+
+
+def test_bbr1_loses_more_than_loss_based_ccas_insight_1():
+    out = {}
+    for ccas in (["bbr1"] * 4, ["cubic"] * 4, ["reno"] * 4):
+        cfg = solve.dumbbell(ccas, capacity_bps=100e6, rtt_s=[0.03, 0.032, 0.034, 0.036],
+                             buffer_bdp=1, duration_s=6.0, sample_s=4 / PPS,
+                             initial_window=PPS * 0.03 / 4)
+        out[ccas[0]] = metrics.aggregate(solve.run(cfg), warmup_s=2.0)
+    assert out["bbr1"]["loss_rate"] > 0.02
+    assert out["cubic"]["loss_rate"] < 0.01 and out["reno"]["loss_rate"] < 0.01
+    assert all(m["utilisation"] > 0.95 for m in out.values())
+
+
+def test_cli_fluid_run_json_and_errors(capsys):
+    assert cli.main(["fluid", "run", "--ccas", "cubic,bbr1", "--capacity", "20mbit", "--rtt",
+                     "20ms-30ms", "--buffer-bdp", "2", "--duration", "2", "--warmup", "0.5",
+                     "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["flows"] == 2 and out["ccas"] == "cubic,bbr1"
+    assert [f["rtt_s"] for f in out["per_flow"]] == pytest.approx([0.02, 0.03])
+    assert sum(f["share"] for f in out["per_flow"]) == pytest.approx(1.0)
+    for key in ("jain", "loss_rate", "queue_share", "utilisation", "jitter_s"):
+        assert np.isfinite(out[key])
+    assert cli.main(["fluid", "run", "--ccas", "bbr3", "--capacity", "20mbit", "--rtt",
+                     "20ms", "--buffer-bdp", "2"]) == 2
+    assert "'ccas'" in capsys.readouterr().err
+    assert cli.main(["fluid", "run", "--ccas", "bbr1", "--capacity", "20mbit", "--rtt",
+                     "30ms-20ms", "--buffer-bdp", "2"]) == 2
+    assert "'rtt'" in capsys.readouterr().err
