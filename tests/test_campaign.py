@@ -229,3 +229,13 @@ def test_cpu_load_starts_and_stops():
         time.sleep(0.3)
         assert procs and all(p.poll() is None for p in procs)
     assert all(p.poll() is not None for p in procs)
+
+
+def test_long_mixes_get_short_unique_keys(tmp_path):
+    mixes = [",".join(f"{cca}:1@{30 + i}ms" for i in range(10)) for cca in ("cubic", "reno")]
+    text = BASE.replace('["cubic:1,bbr:1"]', "[" + ", ".join(f'"{m}"' for m in mixes) + "]")
+    c = campaign.load(write(tmp_path, text.replace("[1, 2]", "[2]")))
+    keys = [p.key for p in c.points]
+    assert len(set(keys)) == len(keys) == 4
+    assert all(len(k) < 80 for k in keys)
+    assert keys[0].startswith("20mbit-20ms-b2-cubic10-rtt30to39ms-")

@@ -12,6 +12,7 @@ Flow mixes can be written out (``"cubic:1,bbr:1"``) or generated:
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import shutil
@@ -90,6 +91,21 @@ def _slug(value: object) -> str:
     return str(value).replace(":", "").replace(",", "-").replace("@", "at").replace(" ", "")
 
 
+def _mix_slug(mix: str, exp: spec.Experiment) -> str:
+    """Readable key part for a flow mix; long per-flow-RTT mixes are summarised (counts per
+    CCA, RTT range) and made unique by a hash of the full mix."""
+    slug = _slug(mix)
+    if len(slug) <= 60:
+        return slug
+    counts: dict[str, int] = {}
+    for f in exp.flows:
+        counts[f.cca] = counts.get(f.cca, 0) + 1
+    rtts = [f.rtt_s * 1e3 for f in exp.flows]
+    digest = hashlib.sha1(mix.encode()).hexdigest()[:8]
+    return ("-".join(f"{c}{n}" for c, n in counts.items())
+            + f"-rtt{min(rtts):g}to{max(rtts):g}ms-{digest}")
+
+
 def load(path: Path) -> Campaign:
     """Parse and check a campaign file; every experiment in it is validated up front."""
     path = Path(path)
@@ -142,7 +158,7 @@ def load(path: Path) -> Campaign:
                 raise _fail(path, f"min_utilisation = {mu!r}; valid: 0..1")
             suffix = "" if kind == "none" else f"-load{kind}"
             for r in range(repeats):
-                key = f"{_slug(cap)}-{_slug(rtt)}-b{buf:g}-{_slug(mix)}{suffix}-r{r}"
+                key = f"{_slug(cap)}-{_slug(rtt)}-b{buf:g}-{_mix_slug(mix, exp)}{suffix}-r{r}"
                 if key in points:
                     raise _fail(path, f"grid point {key} appears twice")
                 points[key] = Point(key, r, exp, float(mu), kind)
