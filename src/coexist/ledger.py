@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .params import Param, ParameterError, Spec, ordered
+from .params import Param, ParameterError, Spec, at_most, ordered
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -146,6 +146,25 @@ ENTRIES: tuple[Entry, ...] = (
           _spec(CAPACITY, RTT, BUF_MIN,
                 _p("buffer_max_bdp", float, 250.0, low=1.0, high=1000.0, low_open=True),
                 POINTS, DURATION, PACKET, rules=CURVE_RULES)),
+    Entry("S-F1", "fig_s_f1.ipynb", "figure",
+          "Reno vs BBRv1 sending rates over time: fluid model (and measured run)",
+          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=10_000.0, low_open=True),
+                _p("rtt_ms", float, 31.2, low=0.1, high=1000.0),
+                _p("buffer_bdp", float, 1.0, low=0.01, high=100.0),
+                _p("duration_s", float, 30.0, low=1.0, high=600.0),
+                _p("run_key", str, "100mbit-31.2ms-b1-reno1-bbr1-r0",
+                   help="fluid-validation run to set beside the model"))),
+    Entry("S-F6-10", "fig_s_f6.ipynb", "figure",
+          "Fluid model: fairness, loss, queue, utilisation, jitter vs buffer, CCA pairs",
+          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=10_000.0, low_open=True),
+                _p("rtt_min_ms", float, 30.0, low=0.1, high=1000.0),
+                _p("rtt_max_ms", float, 40.0, low=0.1, high=1000.0),
+                _p("n_flows", int, 10, low=2, high=100),
+                _p("buffers_bdp", list, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], low=0.05,
+                   high=100.0),
+                _p("duration_s", float, 7.0, low=0.5, high=600.0),
+                _p("warmup_s", float, 2.0, low=0.0, high=600.0),
+                rules=(ordered("warmup_s", "duration_s"), at_most("rtt_min_ms", "rtt_max_ms")))),
     Entry("T-F1", "testbed_validity.ipynb", "figure",
           "Validity gates of every stored run (measured)", _spec()),
     Entry("T-F2", "testbed_run.ipynb", "figure",
