@@ -63,6 +63,33 @@ def _spec(*params: Param, rules: tuple = ()) -> Spec:
     return Spec(tuple(params) + (OUT_DIR,), tuple(rules))
 
 
+# the fluid model's trace setting (Scherrer §4.2): 100 Mbit/s, RTT 2 x (10 + 5.6) ms, 1 BDP
+FLUID_CAPACITY = _p("capacity_mbps", float, 100.0, low=0.0, high=10_000.0, low_open=True,
+                    help="bottleneck capacity, Mbit/s")
+TRACE_RTT = _p("rtt_ms", float, 31.2, low=0.1, high=1000.0, help="base RTT, ms")
+TRACE_BUFFER = _p("buffer_bdp", float, 1.0, low=0.01, high=100.0, help="buffer, BDP")
+
+
+def _trace_spec(duration_s: float, min_duration_s: float, *extra: Param) -> Spec:
+    """Parameters of a notebook run in the fluid model's trace setting."""
+    return _spec(FLUID_CAPACITY, TRACE_RTT, TRACE_BUFFER,
+                 _p("duration_s", float, duration_s, low=min_duration_s, high=600.0), *extra)
+
+
+def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float) -> Spec:
+    """Parameters of the fluid model's aggregate-metrics figures (Scherrer Figs. 6-10, 13-17)."""
+    return _spec(FLUID_CAPACITY,
+                 _p("rtt_min_ms", float, rtt_min_ms, low=0.1, high=1000.0),
+                 _p("rtt_max_ms", float, rtt_max_ms, low=0.1, high=1000.0),
+                 _p("n_flows", int, 10, low=2, high=100),
+                 _p("buffers_bdp", list, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], low=0.05,
+                    high=100.0),
+                 _p("duration_s", float, 7.0, low=0.5, high=600.0),
+                 _p("warmup_s", float, 2.0, low=0.0, high=600.0),
+                 rules=(ordered("warmup_s", "duration_s"),
+                        at_most("rtt_min_ms", "rtt_max_ms")))
+
+
 ENTRIES: tuple[Entry, ...] = (
     Entry("derive-ware", "derive_ware.ipynb", "derivation",
           "Ware et al.'s model (Mishra eqs. 2-4)",
@@ -80,17 +107,10 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("buffer_pkts", float, 250.0, low=0.0, low_open=True))),
     Entry("derive-fluid-loss-based", "derive_fluid_loss_based.ipynb", "derivation",
           "Reno and CUBIC in the fluid model (Scherrer eqs. 39-41)",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=10_000.0, low_open=True),
-                _p("rtt_ms", float, 31.2, low=0.1, high=1000.0),
-                _p("buffer_bdp", float, 1.0, low=0.01, high=100.0),
-                _p("duration_s", float, 20.0, low=1.0, high=600.0))),
+          _trace_spec(20.0, 1.0)),
     Entry("derive-fluid-bbr", "derive_fluid_bbr.ipynb", "derivation",
           "BBRv1 and BBRv2 in the fluid model (Scherrer eqs. 9-32)",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=10_000.0, low_open=True),
-                _p("rtt_ms", float, 31.2, low=0.1, high=1000.0),
-                _p("buffer_bdp", float, 1.0, low=0.01, high=100.0),
-                _p("duration_s", float, 21.0, low=10.5, high=600.0,
-                   help="long enough for two ProbeRTT visits"))),
+          _trace_spec(21.0, 10.5)),
     Entry("M-F1", "fig_m_f1.ipynb", "figure",
           "BBR share vs buffer, 1 CUBIC vs 1 BBR: Ware et al. vs Mishra et al.",
           _spec(CAPACITY, RTT, *CURVE, DURATION, PACKET, rules=CURVE_RULES)),
@@ -148,40 +168,17 @@ ENTRIES: tuple[Entry, ...] = (
                 POINTS, DURATION, PACKET, rules=CURVE_RULES)),
     Entry("S-F1", "fig_s_f1.ipynb", "figure",
           "Reno vs BBRv1 sending rates over time: fluid model (and measured run)",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=10_000.0, low_open=True),
-                _p("rtt_ms", float, 31.2, low=0.1, high=1000.0),
-                _p("buffer_bdp", float, 1.0, low=0.01, high=100.0),
-                _p("duration_s", float, 30.0, low=1.0, high=600.0),
-                _p("run_key", str, "100mbit-31.2ms-b1-reno1-bbr1-r0",
-                   help="fluid-validation run to set beside the model"))),
+          _trace_spec(30.0, 1.0, _p("run_key", str, "100mbit-31.2ms-b1-reno1-bbr1-r0",
+                                    help="fluid-validation run to set beside the model"))),
     Entry("S-F4-5-11-12", "fig_s_traces.ipynb", "figure",
           "Fluid model, one sender of each CCA: normalised traces under drop-tail and RED",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=10_000.0, low_open=True),
-                _p("rtt_ms", float, 31.2, low=0.1, high=1000.0),
-                _p("buffer_bdp", float, 1.0, low=0.01, high=100.0),
-                _p("duration_s", float, 12.0, low=1.0, high=600.0))),
+          _trace_spec(12.0, 1.0)),
     Entry("S-F6-10", "fig_s_f6.ipynb", "figure",
           "Fluid model: fairness, loss, queue, utilisation, jitter vs buffer, CCA pairs",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=10_000.0, low_open=True),
-                _p("rtt_min_ms", float, 30.0, low=0.1, high=1000.0),
-                _p("rtt_max_ms", float, 40.0, low=0.1, high=1000.0),
-                _p("n_flows", int, 10, low=2, high=100),
-                _p("buffers_bdp", list, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], low=0.05,
-                   high=100.0),
-                _p("duration_s", float, 7.0, low=0.5, high=600.0),
-                _p("warmup_s", float, 2.0, low=0.0, high=600.0),
-                rules=(ordered("warmup_s", "duration_s"), at_most("rtt_min_ms", "rtt_max_ms")))),
+          _metrics_spec(30.0, 40.0)),
     Entry("S-F13-17", "fig_s_f13.ipynb", "figure",
           "Fluid model: the same five metrics for short RTTs (10-20 ms)",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=10_000.0, low_open=True),
-                _p("rtt_min_ms", float, 10.0, low=0.1, high=1000.0),
-                _p("rtt_max_ms", float, 20.0, low=0.1, high=1000.0),
-                _p("n_flows", int, 10, low=2, high=100),
-                _p("buffers_bdp", list, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], low=0.05,
-                   high=100.0),
-                _p("duration_s", float, 7.0, low=0.5, high=600.0),
-                _p("warmup_s", float, 2.0, low=0.0, high=600.0),
-                rules=(ordered("warmup_s", "duration_s"), at_most("rtt_min_ms", "rtt_max_ms")))),
+          _metrics_spec(10.0, 20.0)),
     Entry("S-Thm", "fluid_stability.ipynb", "figure",
           "Reduced BBR models: equilibria and Jacobian eigenvalues (Theorems 1-5)",
           _spec(_p("capacity_pps", float, 1000.0, low=0.0, high=1e9, low_open=True),

@@ -231,19 +231,9 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
             out_link[0, o] = q
             out_link[1, o] = p
             out_link[2, o] = y
-            for i in range(n):
-                out[0, o, i] = x[i]
-                out[1, o, i] = w[i]
-                out[2, o, i] = tau[i]
-                out[3, o, i] = x_btl[i]
-                out[4, o, i] = x_max[i]
-                out[5, o, i] = tau_min[i]
-                out[6, o, i] = m_prt[i]
-                out[7, o, i] = v[i]
-                out[8, o, i] = x_pcg[i]
-                out[9, o, i] = m_dwn[i]
-                out[10, o, i] = m_crs[i]
-                out[11, o, i] = w_hi[i]
+            per_flow = (x, w, tau, x_btl, x_max, tau_min, m_prt, v, x_pcg, m_dwn, m_crs, w_hi)
+            for j in range(12):
+                out[j, o, :] = per_flow[j]
         for i in range(n):
             sent = (step - df_steps[i] - db_steps[i]) % ring
             x_ack = x_hist[sent, i]  # x(t - d_p)
