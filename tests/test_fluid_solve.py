@@ -121,7 +121,9 @@ def test_tables_are_tidy():
                          duration_s=0.1)
     tr = solve.run(cfg)
     flows = tr.flows_table()
-    assert list(flows.columns) == ["t_s", "flow", "cca", "rate_bps", "window_pkts", "rtt_s"]
+    assert list(flows.columns)[:6] == ["t_s", "flow", "cca", "rate_bps", "window_pkts",
+                                       "rtt_s"]
+    assert {"x_btl_bps", "rtprop_s", "inflight_pkts", "inflight_hi_pkts"} <= set(flows)
     assert len(flows) == 2 * len(tr.t) and set(flows.cca) == {"cubic", "reno"}
     assert list(tr.link_table().columns) == ["t_s", "queue_pkts", "loss", "arrival_bps"]
 

@@ -343,16 +343,28 @@ class Trace:
     OUTPUTS = ("rate_pps", "window_pkts", "rtt_s", "queue_pkts", "loss", "arrival_pps")
 
     def flows_table(self) -> pd.DataFrame:
-        """Tidy per-flow time series (rates in bit/s)."""
+        """Tidy per-flow time series (rates in bit/s), with the BBR variables (zero for
+        loss-based flows): bandwidth estimate, period maximum, RTprop, ProbeRTT mode,
+        inflight, pacing rate, BBRv2's down and cruise modes and inflight_hi."""
         n = len(self.config.flows)
-        return pd.DataFrame({
+        bits = 8 * PACKET_BYTES
+        units = {"x_btl": ("x_btl_bps", bits), "x_max": ("x_max_bps", bits),
+                 "tau_min": ("rtprop_s", 1.0), "m_prt": ("probe_rtt", 1.0),
+                 "inflight": ("inflight_pkts", 1.0), "pacing": ("pacing_bps", bits),
+                 "m_dwn": ("bbr2_down", 1.0), "m_crs": ("bbr2_cruise", 1.0),
+                 "w_hi": ("inflight_hi_pkts", 1.0)}
+        cols = {
             "t_s": np.repeat(self.t, n),
             "flow": np.tile(np.arange(n), len(self.t)),
             "cca": np.tile([f.cca for f in self.config.flows], len(self.t)),
-            "rate_bps": self.rate_pps.ravel() * 8 * PACKET_BYTES,
+            "rate_bps": self.rate_pps.ravel() * bits,
             "window_pkts": self.window_pkts.ravel(),
             "rtt_s": self.rtt_s.ravel(),
-        })
+        }
+        for name in BBR_FIELDS:
+            col, scale = units[name]
+            cols[col] = self.bbr[name].ravel() * scale if name in self.bbr else np.nan
+        return pd.DataFrame(cols)
 
     def link_table(self) -> pd.DataFrame:
         return pd.DataFrame({"t_s": self.t, "queue_pkts": self.queue_pkts, "loss": self.loss,
