@@ -239,3 +239,37 @@ def test_long_mixes_get_short_unique_keys(tmp_path):
     assert len(set(keys)) == len(keys) == 4
     assert all(len(k) < 80 for k in keys)
     assert keys[0].startswith("20mbit-20ms-b2-cubic10-rtt30to39ms-")
+
+
+def test_run_retries_invalid_runs_until_valid_or_given_up(tmp_path, monkeypatch):
+    """One ``campaign run`` finishes the grid: an invalid run is re-run in the same call until
+    it is valid or has used ``max_attempts``, and ``limit`` counts executions."""
+    from coexist.testbed import topology
+
+    c = campaign.load(write(tmp_path, BASE + "max_attempts: 3\n"))
+    root = c.run_dir(tmp_path)
+    outcomes = {c.points[0].key: [False, True], c.points[1].key: [False, False, False]}
+    calls: list[str] = []
+
+    def fake_execute(exp, min_utilisation, load_kind="none"):
+        return exp
+
+    def fake_store(camp, point, result, data_dir):
+        calls.append(point.key)
+        valid = outcomes[point.key].pop(0) if outcomes.get(point.key) else True
+        if valid:
+            _fake_run(root, point.key, f"r{len(calls)}")
+        else:
+            (root / "_invalid" / f"{point.key}.r{len(calls)}").mkdir(parents=True)
+        return valid
+
+    monkeypatch.setattr(campaign, "_execute", fake_execute)
+    monkeypatch.setattr(campaign, "_store", fake_store)
+    monkeypatch.setattr(topology, "clean", lambda: [])
+    st = campaign.run(c, tmp_path, progress=False, limit=3)
+    assert len(calls) == 3 and len(st.done) == 1  # points 1..3 once, none of the retries
+    st = campaign.run(c, tmp_path, progress=False)
+    assert st.left == [] and st.failed == [c.points[1].key]
+    assert sorted(st.done) == sorted(p.key for p in c.points if p.key != c.points[1].key)
+    assert calls.count(c.points[0].key) == 2 and calls.count(c.points[1].key) == 3
+    assert len(calls) == 2 + 3 + 1 + 1

@@ -84,7 +84,8 @@ def test_killed_campaign_loses_and_duplicates_nothing(tiny, tmp_path):
     final = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert final.returncode == 0, final.stderr
     st = campaign.status(c, tmp_path)
-    assert sorted(st.done) == sorted(p.key for p in c.points), f"seed {seed}"
+    assert sorted(st.done) == sorted(p.key for p in c.points), \
+        (f"seed {seed}", final.stdout, _invalid_reasons(c, tmp_path))
     assert _check_consistent(c, tmp_path) == {p.key for p in c.points}
     assert not list(c.run_dir(tmp_path).rglob(".*partial*"))
     table = data.load_table(tmp_path / "tiny.csv", "campaign")
@@ -95,6 +96,13 @@ def test_killed_campaign_loses_and_duplicates_nothing(tiny, tmp_path):
     status = subprocess.run([sys.executable, "-m", "coexist.cli", "campaign", "status",
                              str(c.path), "--data", str(tmp_path)], capture_output=True, text=True)
     assert "6/6 done, 0 left" in status.stdout
+
+
+def _invalid_reasons(c, data_dir) -> dict[str, list[str]]:
+    """Why each stored invalid attempt was invalid (for failure messages)."""
+    root = c.run_dir(data_dir) / "_invalid"
+    return {p.parent.name: json.loads(p.read_text())["invalid_reasons"]
+            for p in root.rglob("summary.json")} if root.exists() else {}
 
 
 def _live_namespaces() -> set[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .params import Param, ParameterError
+from .params import Param, ParameterError, invalid
 
 
 class _Parser(argparse.ArgumentParser):
@@ -215,7 +215,7 @@ def _campaign(args: argparse.Namespace) -> int:
         for key in st.left:
             print(f"  left: {key}" + (f" ({st.attempts[key]} invalid)" if key in st.attempts
                                       else ""))
-    return 0
+    return 3 if args.what == "run" and st.failed else 0
 
 
 def _fluid_flows(text: str) -> list[str]:
@@ -227,10 +227,10 @@ def _fluid_flows(text: str) -> list[str]:
     for part in text.split(","):
         name, _, count = part.strip().partition(":")
         if name not in CCAS or (count and not count.isdigit()):
-            raise ParameterError(f"parameter 'ccas' = {text!r} is invalid; valid: {valid}")
+            raise invalid("ccas", text, valid)
         out += [name] * (int(count) if count else 1)
     if not 1 <= len(out) <= 100:
-        raise ParameterError(f"parameter 'ccas' = {text!r} is invalid; valid: {valid}")
+        raise invalid("ccas", text, valid)
     return out
 
 
@@ -244,8 +244,7 @@ def _fluid(args: argparse.Namespace) -> int:
     rtt_lo = spec.parse_time(lo, "rtt", 1e-4, 10.0)
     rtt_hi = spec.parse_time(hi, "rtt", 1e-4, 10.0) if hi else rtt_lo
     if rtt_hi < rtt_lo:
-        raise ParameterError(f"parameter 'rtt' = {args.rtt!r} is invalid; valid: one RTT or "
-                             "a range LOW-HIGH with LOW <= HIGH")
+        raise invalid("rtt", args.rtt, "one RTT or a range LOW-HIGH with LOW <= HIGH")
     rtts = list(np.linspace(rtt_lo, rtt_hi, len(ccas)))
     pps = capacity / (8 * solve.PACKET_BYTES)
     # sample at least once per virtual packet interval N/C, for the jitter metric
@@ -365,7 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     camp = sub.add_parser("campaign", help="run or inspect an experiment campaign (YAML)")
     csub = camp.add_subparsers(dest="what", required=True, parser_class=_Parser)
-    crun = csub.add_parser("run", help="run the campaign's missing runs (resumable)")
+    crun = csub.add_parser("run", help="run the missing runs, re-running invalid ones up to "
+                          "max_attempts (resumable; exit 3 if a point was given up)")
     crun.add_argument("file", help="campaign file, e.g. data/campaigns/two_flow.yaml")
     crun.add_argument("--scheduler", help="Dask scheduler address: one run per worker")
     crun.add_argument("--limit", type=_number("limit", int, low=1), default=None,

@@ -103,3 +103,14 @@ def observed_equilibria(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -
         for e in nash.equilibria(cubic, bbr, tol=tol):
             rows.append({**base, "equilibrium_bbr_flows": float(e)})
     return pd.DataFrame(rows, columns=cols)
+
+
+def at(per_run: pd.DataFrame, capacity_bps: float, rtt_s: float,
+       buffer_bdp: float | None = None) -> pd.DataFrame:
+    """The runs of one network setting (capacity, RTT and optionally buffer), with the
+    float columns compared to within rounding."""
+    sel = (np.isclose(per_run["capacity_bps"].astype(float), capacity_bps)
+           & np.isclose(per_run["rtt_s"].astype(float), rtt_s))
+    if buffer_bdp is not None:
+        sel &= np.isclose(per_run["buffer_bdp"].astype(float), buffer_bdp)
+    return per_run[sel]

@@ -17,6 +17,12 @@ class ParameterError(ValueError):
     """A parameter is unknown, of the wrong type, or outside its valid range."""
 
 
+def invalid(name: str, value: Any, valid: str, why: str = "") -> ParameterError:
+    """The one error message for a bad value: parameter, value, (why), valid range."""
+    extra = f" ({why})" if why else ""
+    return ParameterError(f"parameter {name!r} = {value!r} is invalid{extra}; valid: {valid}")
+
+
 @dataclass(frozen=True)
 class Param:
     """One named, typed parameter with an optional numeric range or set of choices."""
@@ -49,10 +55,7 @@ class Param:
         return f"{kind} with {lo}{self.name}{hi}"
 
     def _fail(self, value: Any, why: str = "") -> ParameterError:
-        extra = f" ({why})" if why else ""
-        return ParameterError(
-            f"parameter {self.name!r} = {value!r} is invalid{extra}; valid: {self.range_text()}"
-        )
+        return invalid(self.name, value, self.range_text(), why)
 
     def check(self, value: Any) -> Any:
         """Return ``value`` (ints widened to float where a float is expected) or raise."""

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from .ledger import ROOT
 
 
 def _first_line(argv: list[str]) -> str | None:

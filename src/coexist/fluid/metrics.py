@@ -9,11 +9,15 @@ seconds (g = one packet).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
-from ..params import ParameterError
-from .solve import Trace
+from ..params import ParameterError, invalid
+
+if TYPE_CHECKING:  # the metrics need no solver (and no Numba) to be imported
+    from .solve import Trace
 
 
 def jain(rates) -> float:
@@ -26,8 +30,7 @@ def aggregate(tr: Trace, warmup_s: float = 2.0) -> dict:
     """The aggregate metrics over ``t >= warmup_s``, as one record."""
     cfg = tr.config
     if not 0 <= warmup_s < tr.t[-1]:
-        raise ParameterError(f"parameter 'warmup_s' = {warmup_s!r} is invalid; valid: "
-                             f"0 <= warmup_s < {tr.t[-1]:g} (the trace's length)")
+        raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < {tr.t[-1]:g} (the trace's length)")
     late = tr.t >= warmup_s
     c = cfg.capacity_pps
     y, p, q = tr.arrival_pps[late], tr.loss[late], tr.queue_pkts[late]

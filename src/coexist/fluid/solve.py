@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from ..params import ParameterError
+from ..params import ParameterError, invalid
 from . import cubic, network
 
 CCAS = {"reno": 0, "cubic": 1, "bbr1": 2, "bbr2": 3}
@@ -85,36 +85,33 @@ class Config:
 
     def check(self) -> Config:
         """Every value in its valid range, with an error naming the first that is not."""
-        def bad(name, value, valid):
-            return ParameterError(f"parameter {name!r} = {value!r} is invalid; valid: {valid}")
-
         if not self.capacity_pps > 0:
-            raise bad("capacity_pps", self.capacity_pps, "> 0")
+            raise invalid("capacity_pps", self.capacity_pps, "> 0")
         if not self.buffer_pkts > 0:
-            raise bad("buffer_pkts", self.buffer_pkts, "> 0")
+            raise invalid("buffer_pkts", self.buffer_pkts, "> 0")
         if not self.flows:
-            raise bad("flows", self.flows, "at least one flow")
+            raise invalid("flows", self.flows, "at least one flow")
         for i, f in enumerate(self.flows):
             if f.cca not in CCAS:
-                raise bad(f"flows[{i}].cca", f.cca, f"one of {', '.join(CCAS)}")
+                raise invalid(f"flows[{i}].cca", f.cca, f"one of {', '.join(CCAS)}")
             if not (f.d_f >= 0 and f.d_b >= 0 and f.d_p > 0):
-                raise bad(f"flows[{i}] delays", (f.d_f, f.d_b), "d_f, d_b >= 0, d_f + d_b > 0")
+                raise invalid(f"flows[{i}] delays", (f.d_f, f.d_b), "d_f, d_b >= 0, d_f + d_b > 0")
         if self.aqm not in AQMS:
-            raise bad("aqm", self.aqm, f"one of {', '.join(AQMS)}")
+            raise invalid("aqm", self.aqm, f"one of {', '.join(AQMS)}")
         if not 1e-7 <= self.step_s <= 1e-3:
-            raise bad("step_s", self.step_s, "1e-7 <= step_s <= 1e-3")
+            raise invalid("step_s", self.step_s, "1e-7 <= step_s <= 1e-3")
         if not self.step_s <= self.sample_s <= self.duration_s:
-            raise bad("sample_s", self.sample_s, "step_s <= sample_s <= duration_s")
+            raise invalid("sample_s", self.sample_s, "step_s <= sample_s <= duration_s")
         if not 0 < self.duration_s <= 3600:
-            raise bad("duration_s", self.duration_s, "0 < duration_s <= 3600")
+            raise invalid("duration_s", self.duration_s, "0 < duration_s <= 3600")
         if not (self.k_sigmoid > 0 and self.k_window > 0 and self.l_droptail >= 1):
-            raise bad("k_sigmoid/k_window/l_droptail",
+            raise invalid("k_sigmoid/k_window/l_droptail",
                       (self.k_sigmoid, self.k_window, self.l_droptail),
                       "k_sigmoid > 0, k_window > 0, l_droptail >= 1")
         if not self.initial_window >= 1:
-            raise bad("initial_window", self.initial_window, ">= 1 packet")
+            raise invalid("initial_window", self.initial_window, ">= 1 packet")
         if not self.inflight_hi_factor > 0:
-            raise bad("inflight_hi_factor", self.inflight_hi_factor,
+            raise invalid("inflight_hi_factor", self.inflight_hi_factor,
                       "> 0 (BBRv2's initial inflight_hi, in initial windows)")
         return self
 

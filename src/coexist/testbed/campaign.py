@@ -26,6 +26,7 @@ import yaml
 from .. import data
 from ..params import ParameterError
 from . import gates, spec
+from .load import KINDS as LOAD_KINDS
 
 GRID_KEYS = {"capacity", "rtt", "buffer_bdp", "flows"}
 OPTIONAL_GRID_KEYS = {"load"}  # deliberate background load (see testbed.load); default none
@@ -142,9 +143,9 @@ def load(path: Path) -> Campaign:
                 for k in GRID_KEYS | (OPTIONAL_GRID_KEYS & set(grid))}
         mixes = [m for entry in axes["flows"] for m in _expand_flows(entry, path)]
         loads = axes.get("load", ["none"])
-        bad = [x for x in loads if x not in load_kinds()]
+        bad = [x for x in loads if x not in LOAD_KINDS]
         if bad:
-            raise _fail(path, f"load {bad}; valid: {', '.join(load_kinds())}")
+            raise _fail(path, f"load {bad}; valid: {', '.join(LOAD_KINDS)}")
         for cap, rtt, buf, mix, kind in itertools.product(
                 axes["capacity"], axes["rtt"], axes["buffer_bdp"], mixes, loads):
             try:
@@ -209,12 +210,6 @@ def _remove_partials(root: Path) -> list[Path]:
     return found
 
 
-def load_kinds() -> tuple[str, ...]:
-    from .load import KINDS
-
-    return KINDS
-
-
 def _execute(exp: spec.Experiment, min_utilisation: float, load_kind: str = "none"):
     """Run one experiment where this function is called (locally or on a Dask worker),
     under the point's deliberate background load."""
@@ -249,20 +244,28 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
 
     topology.clean()  # namespaces of a killed earlier run (live runs are left alone)
     _remove_partials(c.run_dir(data_dir))
-    todo = status(c, data_dir).left
-    todo = todo[:limit] if limit is not None else todo
     by_key = {p.key: p for p in c.points}
-    bar = tqdm(total=len(todo), disable=not progress, unit="run", desc=c.name)
+    bar = tqdm(total=0, disable=not progress, unit="run", desc=c.name)
+    executed = 0
     try:
-        if scheduler is None:
-            for key in todo:
-                p = by_key[key]
-                bar.set_postfix_str(key)
-                _store(c, p, _execute(p.exp, p.min_utilisation, p.load), data_dir)
-                refresh(c, data_dir)
-                bar.update()
-        else:
-            _run_dask(c, [by_key[k] for k in todo], data_dir, scheduler, bar)
+        while True:  # an invalid run comes back as "left" until max_attempts is reached
+            todo = status(c, data_dir).left
+            if limit is not None:
+                todo = todo[:max(0, limit - executed)]
+            if not todo:
+                break
+            bar.total = executed + len(todo)
+            bar.refresh()
+            if scheduler is None:
+                for key in todo:
+                    p = by_key[key]
+                    bar.set_postfix_str(key)
+                    _store(c, p, _execute(p.exp, p.min_utilisation, p.load), data_dir)
+                    refresh(c, data_dir)
+                    bar.update()
+            else:
+                _run_dask(c, [by_key[k] for k in todo], data_dir, scheduler, bar)
+            executed += len(todo)
     finally:
         bar.close()
     return status(c, data_dir)

@@ -17,7 +17,6 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import provenance
+from ..fluid.metrics import jain
 from . import delay, gates, measure, topology
 from .spec import Experiment
 from .topology import BOTTLENECK_DEV, BOTTLENECK_HANDLE, RECEIVER_IP, Plan, TestbedError, sh
@@ -130,10 +130,9 @@ def _sampler(plan: Plan, t0: float, stop: threading.Event, cport_flow: dict[int,
         errors.append(exc)
 
 
-def run(exp: Experiment, *, progress: bool = True, th: gates.Thresholds | None = None,
-        on_progress: Callable[[float], None] | None = None) -> RunResult:
+def run(exp: Experiment, *, progress: bool = True,
+        th: gates.Thresholds = gates.DEFAULT) -> RunResult:
     """Run one experiment and return its measurements (not yet written anywhere)."""
-    th = th or gates.Thresholds()
     backend = delay.resolve(exp.delay)
     dl_binary = delay.binary() if backend == "tun" else None
     plan = Plan(secrets.token_hex(3), exp, backend)
@@ -184,7 +183,7 @@ def run(exp: Experiment, *, progress: bool = True, th: gates.Thresholds | None =
             sampler = threading.Thread(target=_sampler, daemon=True, args=(
                 plan, t0, stop, cport_flow, sockets, queue, errors))
             sampler.start()
-            _wait_clients(clients, exp.duration_s, t0, progress, on_progress)
+            _wait_clients(clients, exp.duration_s, t0, progress)
             stop.set()
             sampler.join(timeout=10)
             if errors:
@@ -222,8 +221,8 @@ def run(exp: Experiment, *, progress: bool = True, th: gates.Thresholds | None =
     return result
 
 
-def _wait_clients(clients: list[subprocess.Popen], duration: float, t0: float, progress: bool,
-                  on_progress: Callable[[float], None] | None) -> None:
+def _wait_clients(clients: list[subprocess.Popen], duration: float, t0: float,
+                  progress: bool) -> None:
     from tqdm.auto import tqdm
 
     limit = duration + 30.0
@@ -235,8 +234,6 @@ def _wait_clients(clients: list[subprocess.Popen], duration: float, t0: float, p
                 raise TestbedError(f"iperf3 clients still running {limit:g} s after the start")
             bar.n = min(round(elapsed), bar.total)
             bar.refresh()
-            if on_progress is not None:
-                on_progress(min(elapsed / duration, 1.0))
             time.sleep(0.2)
 
 
@@ -353,7 +350,7 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
         "goodput_total_bps": total,
         "utilisation": _num(utilisation),
         "goodput_over_capacity": total / exp.capacity_bps,
-        "jain_index": _num(x.sum() ** 2 / (len(x) * (x**2).sum())) if total > 0 else None,
+        "jain_index": _num(jain(x)) if total > 0 else None,
         "bbr_share": _num(flows.loc[bbr, "goodput_bps"].sum() / total) if bbr.any() else None,
         "mean_queue_delay_s": _num(qdelay.mean()) if len(qdelay) else None,
         "p95_queue_delay_s": _num(qdelay.quantile(0.95)) if len(qdelay) else None,

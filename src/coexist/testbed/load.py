@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..provenance import ROOT
-from .spec import Experiment
+from .spec import Experiment, format_flows
 
 KINDS = ("none", "cpu", "book", "experiment")
 
@@ -45,15 +45,9 @@ def commands(kind: str, exp: Experiment, scratch: Path) -> list[list[str]]:
     # a twin experiment, long enough to cover the measured one, started just before it
     twin = [sys.executable, "-m", "coexist.cli", "run", "--quiet",
             "--capacity", f"{exp.capacity_bps:.0f}", "--rtt", f"{exp.rtt_s}",
-            "--buffer-bdp", f"{exp.buffer_bdp}", "--flows", _flows_text(exp),
+            "--buffer-bdp", f"{exp.buffer_bdp}", "--flows", format_flows(exp.flows, exp.rtt_s),
             "--duration", f"{exp.duration_s + 10:g}", "--warmup", "0", "--delay", exp.delay]
     return [twin]
-
-
-def _flows_text(exp: Experiment) -> str:
-    from .spec import format_flows
-
-    return format_flows(exp.flows, exp.rtt_s)
 
 
 @contextmanager

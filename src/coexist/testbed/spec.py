@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from ..params import ParameterError
+from ..params import ParameterError, invalid
 
 #: Congestion controls the harness knows how to request and recognise in ``ss`` output.
 KNOWN_CCAS = ("cubic", "bbr", "reno")
@@ -26,10 +26,6 @@ _RATE_UNITS = {"": 1.0, "bit": 1.0, "bps": 1.0, "kbit": 1e3, "mbit": 1e6, "gbit"
 _TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6}
 
 
-def _range_error(name: str, value: object, valid: str) -> ParameterError:
-    return ParameterError(f"parameter {name!r} = {value!r} is invalid; valid: {valid}")
-
-
 def _parse_with_unit(text: str | float, name: str, units: dict[str, float], valid: str,
                      low: float, high: float) -> float:
     """A number with an optional unit suffix (case-insensitive), in SI, range-checked."""
@@ -38,13 +34,13 @@ def _parse_with_unit(text: str | float, name: str, units: dict[str, float], vali
     else:
         m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-z]*)\s*", str(text).lower())
         if not m or m.group(2) not in units:
-            raise _range_error(name, text, valid)
+            raise invalid(name, text, valid)
         try:
             value = float(m.group(1)) * units[m.group(2)]
         except ValueError:
-            raise _range_error(name, text, valid) from None
+            raise invalid(name, text, valid) from None
     if not low <= value <= high:
-        raise _range_error(name, text, valid)
+        raise invalid(name, text, valid)
     return value
 
 
@@ -80,12 +76,12 @@ def parse_flows(text: str, default_rtt_s: float) -> tuple[Flow, ...]:
     for part in str(text).split(","):
         m = re.fullmatch(r"\s*([a-z0-9_]+)\s*:\s*(\d+)\s*(?:@\s*(\S+))?\s*", part.lower())
         if not m or m.group(1) not in KNOWN_CCAS:
-            raise _range_error("flows", text, valid)
+            raise invalid("flows", text, valid)
         rtt = (default_rtt_s if m.group(3) is None
                else parse_time(m.group(3), "flows (rtt)", *RTT_RANGE))
         flows.extend(Flow(m.group(1), rtt) for _ in range(int(m.group(2))))
     if not 1 <= len(flows) <= MAX_FLOWS:
-        raise _range_error("flows", text, valid)
+        raise invalid("flows", text, valid)
     return tuple(flows)
 
 
@@ -166,7 +162,7 @@ def experiment(
     rtt_s = parse_time(rtt, "rtt", *RTT_RANGE)
     if isinstance(buffer_bdp, bool) or not isinstance(buffer_bdp, (int, float)) \
             or not 0.01 <= buffer_bdp <= 1000:
-        raise _range_error("buffer_bdp", buffer_bdp, "a number with 0.01 <= buffer_bdp <= 1000")
+        raise invalid("buffer_bdp", buffer_bdp, "a number with 0.01 <= buffer_bdp <= 1000")
     flow_list = parse_flows(flows, rtt_s)
     duration_s = parse_time(duration, "duration", 2.0, 7200.0)
     warmup_s = parse_time(warmup, "warmup", 0.0, 7200.0)
@@ -177,7 +173,7 @@ def experiment(
     interval_s = parse_time(interval, "interval", 0.1, 10.0)
     sample_s = parse_time(sample, "sample", 0.02, 10.0)
     if delay not in ("auto", "tun", "netem"):
-        raise _range_error("delay", delay, "one of 'auto', 'tun', 'netem'")
+        raise invalid("delay", delay, "one of 'auto', 'tun', 'netem'")
     exp = Experiment(capacity_bps, rtt_s, float(buffer_bdp), flow_list, duration_s, warmup_s,
                      interval_s, sample_s, delay, int(seed))
     if exp.buffer_bytes < 2 * WIRE_PACKET_BYTES:
