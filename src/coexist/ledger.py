@@ -90,6 +90,14 @@ def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float) -> Spec:
                         at_most("rtt_min_ms", "rtt_max_ms")))
 
 
+# numerics of the fluid-model equilibrium search: every mix is one run
+NE_NUMERICS = (
+    _p("duration_s", float, 30.0, low=2.0, high=600.0, help="simulated time per mix, s"),
+    _p("warmup_s", float, 10.0, low=0.0, high=600.0, help="discarded start of each run, s"),
+    _p("step_us", float, 50.0, low=1.0, high=200.0, help="integration step, us"),
+)
+
+
 ENTRIES: tuple[Entry, ...] = (
     Entry("derive-ware", "derive_ware.ipynb", "derivation",
           "Ware et al.'s model (Mishra eqs. 2-4)",
@@ -165,6 +173,22 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("tolerance", float, 0.0, low=0.0, high=1.0,
                    help="a switch counts as profitable only if it gains more than this "
                         "fraction"))),
+    Entry("M-F11", "fig_m_f11.ipynb", "figure",
+          "Nash equilibria from the fluid model, CUBIC vs BBRv1 and vs BBRv2, one RTT",
+          _spec(FLUID_CAPACITY,
+                _p("rtts_ms", list, [5.0, 40.0], low=0.1, high=1000.0),
+                _p("n_flows", int, 10, low=2, high=30),
+                _p("buffers_bdp", list, [0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0], low=0.05,
+                   high=100.0),
+                *NE_NUMERICS, rules=(ordered("warmup_s", "duration_s"),))),
+    Entry("M-F10", "fig_m_f10.ipynb", "figure",
+          "Nash equilibria with three RTT groups from the fluid model (and measured)",
+          _spec(FLUID_CAPACITY,
+                _p("group_rtts_ms", list, [10.0, 30.0, 50.0], low=0.1, high=1000.0),
+                _p("group_size", int, 3, low=1, high=6),
+                _p("buffers_bdp", list, [2.0, 10.0], low=0.05, high=100.0,
+                   help="buffers, BDP of the shortest RTT"),
+                *NE_NUMERICS, rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F12", "fig_m_f12.ipynb", "figure",
           "The two-flow model in ultra-deep buffers, 1-250 BDP",
           _spec(CAPACITY, RTT, BUF_MIN,

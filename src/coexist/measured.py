@@ -114,3 +114,44 @@ def at(per_run: pd.DataFrame, capacity_bps: float, rtt_s: float,
     if buffer_bdp is not None:
         sel &= np.isclose(per_run["buffer_bdp"].astype(float), buffer_bdp)
     return per_run[sel]
+
+
+def observed_grouped_equilibria(table: pd.DataFrame, group_rtts_s: list[float],
+                                group_size: int, tol: float = 0.0) -> pd.DataFrame:
+    """Empirical Nash equilibria per (capacity, buffer) for flows in RTT groups (§4.5).
+
+    ``table`` is a campaign table whose runs put ``group_size`` flows at each RTT of
+    ``group_rtts_s``. A run's mix is its number of BBR flows per group; per-flow goodput per
+    (group, algorithm) is averaged over repeats and goes through
+    :func:`coexist.nash.grouped_equilibria`. A setting missing some mix gets one row with
+    ``mix`` None and its mix count.
+    """
+    from . import nash
+
+    cols = ["capacity_bps", "buffer_bdp", "mixes", "mix", "mix_label", "bbr_flows"]
+    if table.empty:
+        return pd.DataFrame(columns=cols)
+    rtts = np.asarray(group_rtts_s, dtype=float)
+    t = table.copy()
+    t["group"] = [int(np.argmin(np.abs(rtts - r))) for r in t["flow_rtt_s"].astype(float)]
+    t = t[np.isclose(t["flow_rtt_s"].astype(float), rtts[t["group"]])]
+    t["is_bbr"] = t["cca"] == "bbr"
+    mix_of = t.groupby("key").apply(
+        lambda g: tuple(int(g.loc[g.group == i, "is_bbr"].sum()) for i in range(len(rtts))),
+        include_groups=False)
+    t["mix"] = t["key"].map(mix_of)
+    rows = []
+    n_mixes = (group_size + 1) ** len(rtts)
+    for (cap, buf), g in t.groupby(["capacity_bps", "buffer_bdp"]):
+        per = g.groupby(["mix", "group", "cca"])["goodput_bps"].mean()
+        rates: dict = {}
+        for (mix, grp, cca), v in per.items():
+            rates.setdefault(mix, {})[(grp, nash.BBR if cca == "bbr" else nash.CUBIC)] = v
+        base = {"capacity_bps": cap, "buffer_bdp": buf, "mixes": len(rates)}
+        if len(rates) < n_mixes:
+            rows.append({**base, "mix": None, "mix_label": None, "bbr_flows": np.nan})
+            continue
+        for m in nash.grouped_equilibria(rates, [group_size] * len(rtts), tol):
+            rows.append({**base, "mix": m, "mix_label": "-".join(map(str, m)),
+                         "bbr_flows": sum(m)})
+    return pd.DataFrame(rows, columns=cols)

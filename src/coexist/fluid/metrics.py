@@ -57,10 +57,26 @@ def aggregate(tr: Trace, warmup_s: float = 2.0) -> dict:
 
 
 def per_flow(tr: Trace, warmup_s: float = 2.0) -> pd.DataFrame:
-    """Average rate (bit/s) and share of each flow over ``t >= warmup_s``."""
+    """Average sending rate and goodput (bit/s) of each flow over ``t >= warmup_s``, and its
+    share of the goodput.
+
+    Goodput is the sending rate thinned by the loss the flow's fluid meets when it reaches
+    the queue one forward delay later (eqs. 1-2): ``x_i(t) (1 - p(t + d_f,i))``. It equals the
+    sending rate whenever nothing is dropped.
+    """
+    if not 0 <= warmup_s < tr.t[-1]:
+        raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < {tr.t[-1]:g} (the trace's length)")
     late = tr.t >= warmup_s
-    rates = tr.rate_pps[late].mean(axis=0) * 8 * 1500
+    dt = tr.t[1] - tr.t[0]
+    idx = np.arange(len(tr.t))
+    bits = 8 * 1500
+    rates = tr.rate_pps[late].mean(axis=0) * bits
+    good = np.empty(len(tr.config.flows))
+    for i, f in enumerate(tr.config.flows):
+        at_queue = np.minimum(idx + int(round(f.d_f / dt)), len(idx) - 1)
+        good[i] = (tr.rate_pps[:, i] * (1 - tr.loss[at_queue]))[late].mean() * bits
     return pd.DataFrame({"flow": np.arange(len(rates)),
                          "cca": [f.cca for f in tr.config.flows],
                          "rtt_s": [f.d_p for f in tr.config.flows],
-                         "rate_bps": rates, "share": rates / rates.sum()})
+                         "rate_bps": rates, "goodput_bps": good,
+                         "share": good / good.sum() if good.sum() > 0 else np.nan})

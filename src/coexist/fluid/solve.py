@@ -139,7 +139,7 @@ def _step(v):
     return 1.0 if v >= 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: independent runs may share a process's threads
 def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h, n_steps,
                every, w0, c_cubic, beta, w_hi0, k_win):
     n = cca.shape[0]

@@ -1,0 +1,148 @@
+"""Nash equilibria of the CUBIC/BBR choice computed from the fluid model.
+
+The closed-form model of Mishra et al. predicts the equilibrium only for flows with one RTT
+and for BBRv1 (eq. 25). The fluid model of Scherrer et al. (eqs. 1-41) has per-flow path
+delays and BBRv2, so it can answer what the closed form cannot: equilibria with mixed RTTs
+(Mishra §4.5 measured them, M-F10) and with BBRv2 (M-F11).
+
+Every mix is one fluid-model run; per-flow goodput averaged after a warm-up goes through the
+same unilateral-deviation test that judges the closed-form predictions and our measurements
+(:mod:`coexist.nash`). Runs are independent and deterministic, so they fan out over threads
+(the compiled solver releases the GIL) and their order does not change any result.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+
+from .. import nash
+from ..params import invalid
+from . import metrics, solve
+
+BBR_VARIANTS = ("bbr1", "bbr2")
+
+
+def mix_flows(mix: Sequence[int], group_size: int, group_rtts_s: Sequence[float],
+              variant: str) -> tuple[list[str], list[float], list[int]]:
+    """CCAs, base RTTs and group index of every flow in ``mix`` (BBR flows per RTT group)."""
+    ccas: list[str] = []
+    rtts: list[float] = []
+    groups: list[int] = []
+    for g, (k, rtt) in enumerate(zip(mix, group_rtts_s, strict=True)):
+        ccas += ["cubic"] * (group_size - k) + [variant] * k
+        rtts += [rtt] * group_size
+        groups += [g] * group_size
+    return ccas, rtts, groups
+
+
+def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[float],
+                 buffer_bdp: float, capacity_bps: float, variant: str = "bbr1",
+                 duration_s: float = 40.0, warmup_s: float = 10.0,
+                 step_s: float = 5e-5) -> pd.DataFrame:
+    """Per-flow goodput of one mix in the fluid model, one row per (group, algorithm).
+
+    The buffer is ``buffer_bdp`` times the BDP of the shortest RTT, as in Mishra §4.5. Every
+    flow starts at an equal share of that BDP, so no flow is favoured by its start.
+    """
+    ccas, rtts, groups = mix_flows(mix, group_size, group_rtts_s, variant)
+    n = len(ccas)
+    pps = capacity_bps / (8 * solve.PACKET_BYTES)
+    cfg = solve.dumbbell(ccas, capacity_bps=capacity_bps, rtt_s=rtts, buffer_bdp=buffer_bdp,
+                         duration_s=duration_s, step_s=step_s,
+                         sample_s=max(step_s, min(1e-3, n / pps)),  # fine enough for jitter
+                         initial_window=max(1.0, pps * min(rtts) / n))
+    tr = solve.run(cfg)
+    pf = metrics.per_flow(tr, warmup_s)
+    pf["group"] = groups
+    pf["cca"] = np.where(pf["cca"] == "cubic", nash.CUBIC, nash.BBR)
+    agg = metrics.aggregate(tr, warmup_s)
+    out = (pf.groupby(["group", "cca"], as_index=False)
+           .agg(goodput_bps=("goodput_bps", "mean"), flows=("flow", "size")))
+    out["utilisation"] = agg["utilisation"]
+    out["loss_rate"] = agg["loss_rate"]
+    out["queue_share"] = agg["queue_share"]
+    return out
+
+
+def _check(group_rtts_s, group_size, buffers_bdp, variant, duration_s, warmup_s) -> None:
+    if not group_rtts_s or any(not 1e-4 <= r <= 10 for r in group_rtts_s):
+        raise invalid("group_rtts_s", group_rtts_s, "one or more RTTs in [1e-4, 10] s")
+    if not 1 <= group_size <= 100:
+        raise invalid("group_size", group_size, "1..100 flows per RTT group")
+    if len(buffers_bdp) == 0 or any(not 0.05 <= b <= 1000 for b in buffers_bdp):
+        raise invalid("buffers_bdp", buffers_bdp, "one or more buffers in [0.05, 1000] BDP")
+    if variant not in BBR_VARIANTS:
+        raise invalid("variant", variant, f"one of {', '.join(BBR_VARIANTS)}")
+    if not 0 <= warmup_s < duration_s:
+        raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < duration_s = {duration_s:g}")
+
+
+def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Sequence[float], *,
+              capacity_bps: float, variant: str = "bbr1", duration_s: float = 40.0,
+              warmup_s: float = 10.0, step_s: float = 5e-5, workers: int | None = None,
+              progress: bool = True) -> pd.DataFrame:
+    """Per-flow goodput for every mix of every buffer: one fluid-model run per mix.
+
+    A mix gives each RTT group's number of BBR flows (``0..group_size``); all
+    ``(group_size + 1) ** len(group_rtts_s)`` mixes are simulated. Rows: buffer, mix (a
+    tuple, and ``mix_label`` as text), group, its RTT, algorithm, per-flow goodput and the
+    run's utilisation, loss rate and queue share.
+    """
+    from tqdm.auto import tqdm
+
+    rtts = [float(r) for r in group_rtts_s]
+    buffers = [float(b) for b in buffers_bdp]
+    _check(rtts, group_size, buffers, variant, duration_s, warmup_s)
+    mixes = list(itertools.product(range(group_size + 1), repeat=len(rtts)))
+    jobs = [(b, m) for b in buffers for m in mixes]
+
+    def one(job: tuple[float, tuple[int, ...]]) -> pd.DataFrame:
+        b, m = job
+        t = simulate_mix(m, group_size=group_size, group_rtts_s=rtts, buffer_bdp=b,
+                         capacity_bps=capacity_bps, variant=variant, duration_s=duration_s,
+                         warmup_s=warmup_s, step_s=step_s)
+        t.insert(0, "buffer_bdp", b)
+        t.insert(1, "mix", [m] * len(t))
+        return t
+
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        parts = list(tqdm(pool.map(one, jobs), total=len(jobs), disable=not progress,
+                          desc=f"fluid mixes ({variant})", unit="run"))
+    table = pd.concat(parts, ignore_index=True)
+    table["mix_label"] = table["mix"].map(lambda m: "-".join(map(str, m)))
+    table["rtt_s"] = table["group"].map(dict(enumerate(rtts)))
+    table["group_size"] = group_size
+    return table
+
+
+def equilibria(table: pd.DataFrame, tol: float = 0.0) -> pd.DataFrame:
+    """The Nash equilibria in a :func:`mix_table`, one row per (buffer, equilibrium mix).
+
+    With one RTT group this is :func:`coexist.nash.equilibria` on the per-flow goodputs;
+    with several it is :func:`coexist.nash.grouped_equilibria`. A buffer with no
+    equilibrium has no row.
+    """
+    rows = []
+    n_groups = len(table["mix"].iloc[0])
+    size = int(table["group_size"].iloc[0])
+    for b, part in table.groupby("buffer_bdp", sort=True):
+        rates = {m: {(int(r.group), r.cca): r.goodput_bps
+                     for r in grp.itertuples()} for m, grp in part.groupby("mix")}
+        if n_groups == 1:
+            cub = np.full(size + 1, np.nan)
+            bbr = np.full(size + 1, np.nan)
+            for (k,), r in rates.items():
+                cub[k] = r.get((0, nash.CUBIC), np.nan)
+                bbr[k] = r.get((0, nash.BBR), np.nan)
+            found = [(k,) for k in nash.equilibria(cub, bbr, tol)]
+        else:
+            found = nash.grouped_equilibria(rates, [size] * n_groups, tol)
+        rows += [{"buffer_bdp": b, "mix": m, "mix_label": "-".join(map(str, m)),
+                  "bbr_flows": sum(m)} for m in found]
+    return pd.DataFrame(rows, columns=["buffer_bdp", "mix", "mix_label", "bbr_flows"])

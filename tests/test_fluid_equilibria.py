@@ -1,0 +1,102 @@
+"""Nash equilibria from the fluid model: mixes, plumbing into the deviation test, limits."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coexist import measured, nash
+from coexist.fluid import equilibria
+from coexist.params import ParameterError
+
+
+def test_mix_flows_lists_every_group():
+    ccas, rtts, groups = equilibria.mix_flows((1, 2), 2, [0.01, 0.05], "bbr2")
+    assert ccas == ["cubic", "bbr2", "bbr2", "bbr2"]
+    assert rtts == [0.01, 0.01, 0.05, 0.05] and groups == [0, 0, 1, 1]
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(group_rtts_s=[]), "group_rtts_s"),
+    (dict(group_rtts_s=[20.0]), "group_rtts_s"),
+    (dict(group_size=0), "group_size"),
+    (dict(buffers_bdp=[0.0]), "buffers_bdp"),
+    (dict(variant="bbr3"), "variant"),
+    (dict(warmup_s=5.0, duration_s=5.0), "warmup_s"),
+])
+def test_bad_parameters_are_named(kw, name):
+    args = dict(group_rtts_s=[0.02], group_size=2, buffers_bdp=[1.0], capacity_bps=10e6,
+                progress=False) | kw
+    with pytest.raises(ParameterError, match=name):
+        equilibria.mix_table(**args)
+
+
+def _table(rates: dict, size: int, buffer: float = 2.0) -> pd.DataFrame:
+    rows = [{"buffer_bdp": buffer, "mix": m, "group": g, "cca": c, "goodput_bps": v,
+             "group_size": size} for m, per in rates.items() for (g, c), v in per.items()]
+    t = pd.DataFrame(rows)
+    t["mix_label"] = t["mix"].map(lambda m: "-".join(map(str, m)))
+    return t
+
+
+def test_equilibria_use_the_deviation_test_one_group():
+    # 3 flows; per-flow rates of the closed-form shape: BBR gains while rare
+    cub = [10.0, 9.0, 8.0, np.nan]
+    bbr = [np.nan, 14.0, 8.5, 6.0]
+    rates = {(k,): {**({(0, nash.CUBIC): cub[k]} if k < 3 else {}),
+                    **({(0, nash.BBR): bbr[k]} if k > 0 else {})} for k in range(4)}
+    ne = equilibria.equilibria(_table(rates, 3))
+    assert ne.bbr_flows.tolist() == nash.equilibria(np.nan_to_num(cub), np.nan_to_num(bbr))
+    assert ne.bbr_flows.tolist() == [1]
+
+
+def test_equilibria_use_the_deviation_test_two_groups():
+    # group 0 (short RTT) always better off with CUBIC, group 1 always with BBR
+    rates = {}
+    for m in [(a, b) for a in range(2) for b in range(2)]:
+        per = {}
+        for g in range(2):
+            if m[g] < 1:
+                per[(g, nash.CUBIC)] = 10.0 if g == 0 else 4.0
+            if m[g] > 0:
+                per[(g, nash.BBR)] = 5.0 if g == 0 else 8.0
+        rates[m] = per
+    ne = equilibria.equilibria(_table(rates, 1))
+    assert ne.mix.tolist() == [(0, 1)]
+
+
+def test_fluid_mixes_conserve_capacity_and_are_deterministic():
+    kw = dict(capacity_bps=20e6, duration_s=6.0, warmup_s=2.0, step_s=5e-5, progress=False)
+    a = equilibria.mix_table([0.01, 0.03], 1, [1.0], workers=1, **kw)
+    b = equilibria.mix_table([0.01, 0.03], 1, [1.0], workers=2, **kw)
+    pd.testing.assert_frame_equal(a, b)  # threads change nothing
+    assert len(a.mix_label.unique()) == 4
+    total = (a.goodput_bps * a.flows).groupby(a.mix_label).sum()
+    # within 1 %: fluid in flight or queued at the window edges is counted once
+    assert (total <= 20e6 * 1.01).all() and (total > 0.8 * 20e6).all()
+    assert (a.rtt_s == a.group.map({0: 0.01, 1: 0.03})).all()
+
+
+def test_shallow_buffer_limit_bbr1_takes_over():
+    """Scherrer Insight 1 / Mishra §3: in a buffer below 1 BDP BBRv1 dominates CUBIC, so the
+    only equilibrium of a 2-flow game there is all-BBR."""
+    t = equilibria.mix_table([0.02], 2, [0.5], capacity_bps=50e6, duration_s=12.0,
+                             warmup_s=4.0, progress=False)
+    assert equilibria.equilibria(t).bbr_flows.tolist() == [2]
+
+
+def test_observed_grouped_equilibria_from_a_campaign_table():
+    rows = []
+    for a in range(2):
+        for b in range(2):
+            key = f"k{a}{b}"
+            for g, (rtt, is_bbr) in enumerate(((0.01, a), (0.03, b))):
+                cca = "bbr" if is_bbr else "cubic"
+                rate = {(0, "cubic"): 10.0, (0, "bbr"): 5.0, (1, "cubic"): 4.0,
+                        (1, "bbr"): 8.0}[(g, cca)]
+                rows.append({"key": key, "capacity_bps": 1e8, "buffer_bdp": 2.0,
+                             "flow_rtt_s": rtt, "cca": cca, "goodput_bps": rate})
+    t = pd.DataFrame(rows)
+    ne = measured.observed_grouped_equilibria(t, [0.01, 0.03], 1)
+    assert ne.mix.tolist() == [(0, 1)]
+    partial = measured.observed_grouped_equilibria(t[t.key != "k11"], [0.01, 0.03], 1)
+    assert partial.mixes.tolist() == [3] and partial.mix.isna().all()
