@@ -1,0 +1,85 @@
+"""Period estimates and ProbeRTT events (the periodic-fluctuation chapter)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coexist import periodicity
+from coexist.params import ParameterError
+
+
+def _pulses(period_s: float, dt: float = 0.5, n: int = 400, seed: int = 1) -> np.ndarray:
+    """Dips of one sample every ``period_s`` (as ProbeRTT makes) on noise."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(n) * dt
+    x = 85 + rng.normal(0, 1.0, n)
+    x[np.isclose(np.mod(t, period_s), 0, atol=dt / 2)] -= 10
+    return x
+
+
+@pytest.mark.parametrize("period", [10.0, 20.0])
+def test_both_methods_find_a_pulse_period(period):
+    x = _pulses(period)
+    spec = periodicity.spectral_period(x, 0.5, 2, 60)
+    acf = periodicity.acf_period(x, 0.5, 2, 60)
+    assert acf.period_s == pytest.approx(period)
+    # a pulse train puts power in every harmonic; the strongest line is one of them
+    assert np.isclose(period / spec.period_s, np.round(period / spec.period_s), atol=0.05)
+    assert spec.p_white < 1e-3
+
+
+def test_white_noise_has_no_significant_line():
+    x = np.random.default_rng(3).normal(0, 1, 400)
+    spec = periodicity.spectral_period(x, 0.5, 2, 60)
+    assert spec.p_white > 0.01
+
+
+def test_a_sine_is_found_exactly():
+    t = np.arange(0, 200, 0.5)
+    x = np.sin(2 * np.pi * t / 20)
+    assert periodicity.spectral_period(x, 0.5, 2, 60).period_s == pytest.approx(20.0)
+    assert periodicity.acf_period(x, 0.5, 2, 60).period_s == pytest.approx(20.0)
+
+
+@pytest.mark.parametrize("args, name", [
+    ((np.ones(4), 0.5, 2, 60), "'x'"),
+    ((np.ones(400), 0.0, 2, 60), "'dt'"),
+    ((np.ones(400), 0.5, 0.5, 60), "search range"),
+    ((np.ones(400), 0.5, 2, 150), "search range"),
+])
+def test_bad_inputs_are_named(args, name):
+    with pytest.raises(ParameterError, match=name):
+        periodicity.spectral_period(*args)
+
+
+def test_binned_sums_per_algorithm_and_drops_partial_intervals():
+    rows = []
+    for flow, cca in ((0, "cubic"), (1, "bbr"), (2, "bbr")):
+        for i in range(4):
+            rows.append({"flow": flow, "cca": cca, "t_start_s": i * 0.5 + 0.01 * flow,
+                         "t_end_s": (i + 1) * 0.5 + 0.01 * flow, "goodput_bps": 1e6 * (flow + 1)})
+        rows.append({"flow": flow, "cca": cca, "t_start_s": 2.0 + 0.01 * flow,
+                     "t_end_s": 2.05 + 0.01 * flow, "goodput_bps": 9e9})  # short tail
+    b = periodicity.binned(pd.DataFrame(rows), 0.5)
+    assert b.t_s.tolist() == [0.5, 1.0, 1.5, 2.0]
+    assert (b.bbr == 5e6).all() and (b.cubic == 1e6).all()
+
+
+def test_probe_rtt_entries_and_clusters():
+    s = pd.DataFrame({"flow": [1] * 6 + [2] * 3, "cca": "bbr",
+                      "t_s": [0, .2, .4, .6, .8, 1.0, 0.3, 0.5, 0.7],
+                      "cwnd_gain": [2, 1, 1, 2, 1, 2, 1, 2, 2]})
+    e = periodicity.probe_rtt_entries(s)
+    assert e.values.tolist() == [[1, 0.2], [1, 0.8], [2, 0.3]]
+    assert periodicity.clusters(e.t_s.to_numpy(), 0.5).tolist() == [0.2, 0.8]
+
+
+def test_event_average_recovers_the_dip():
+    t = np.arange(0, 100, 0.5)
+    x = np.full(len(t), 80.0)
+    events = np.array([20.0, 40.0, 60.0])
+    x[np.isin(t, events + 0.5)] = 70.0
+    ea = periodicity.event_average(t, x, events, 2, 5)
+    assert ea.events.iloc[0] == 3
+    assert ea.loc[np.isclose(ea.lag_s, 0.5), "mean"].item() == 70.0
+    assert ea.loc[~np.isclose(ea.lag_s, 0.5), "mean"].eq(80.0).all()
