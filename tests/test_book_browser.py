@@ -4,6 +4,7 @@ Needs ``make book`` first. Locally the test is skipped when the book or Chromium
 in CI (``CI=true``) that is a failure, because the check must run there.
 """
 
+import os
 import re
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 from .conftest import IN_CI, ROOT
 
-HTML = ROOT / "_build" / "html"
+HTML = Path(os.environ.get("COEXIST_BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.browser
 
@@ -81,3 +82,57 @@ def test_no_script_errors_and_nothing_remote(rendered):
         assert "Error loading script" not in dom, page.name
         remote = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(https?://[^"]+)"', dom)
         assert not remote, f"{page.name} loads {remote}"
+
+
+def _move(page, selector: str, value: str) -> None:
+    """Set a slider or drop-down the way a reader's input does (an input/change event)."""
+    page.evaluate(f"""(() => {{
+        const el = document.querySelector({selector!r});
+        el.value = {value!r};
+        el.dispatchEvent(new Event('input', {{bubbles: true}}));
+        el.dispatchEvent(new Event('change', {{bubbles: true}}));
+        return true; }})()""")
+
+
+def test_whatif_sliders_drive_the_chart_offline(tmp_path):
+    """The interactive chapter, as a reader sees it with no network: the chart embeds from
+    the book's own Vega bundle, moving a slider redraws it, nothing is fetched remotely."""
+    from .cdp import Page
+
+    page_file = HTML / "notebooks" / "whatif.html"
+    _need(page_file.exists(), "book not built: run `make book` first")
+    _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
+    assert "<svg" in page_file.read_text()  # the static fallback is in the page itself
+    page = Page(CHROMIUM, page_file.as_uri(), tmp_path)
+    try:
+        chart = "#whatif-chart"
+        page.wait_for(f"document.querySelector('{chart}')?.dataset.embedded === 'yes'")
+        controls = page.evaluate(
+            f"Array.from(document.querySelectorAll('{chart} .vega-bind input[name], "
+            f"{chart} .vega-bind select')).map(e => e.name)")
+        assert {"capacity", "rtt", "flows", "bbr_fraction", "buffer"} <= set(controls)
+
+        def label() -> str:
+            return page.evaluate(
+                f"Array.from(document.querySelectorAll('{chart} svg text'))"
+                ".map(t => t.textContent).find(t => t.startsWith('buffer ')) || ''")
+
+        def svg() -> str:
+            return page.evaluate(f"document.querySelector('{chart} svg').outerHTML")
+
+        assert label() == "buffer 2.0 BDP, 1 of 2 flows BBR"
+        first = svg()
+        _move(page, f"{chart} input[name=buffer]", "10")
+        page.wait_for(f"Array.from(document.querySelectorAll('{chart} svg text'))"
+                      ".some(t => t.textContent.startsWith('buffer 10.0 BDP'))")
+        second = svg()
+        assert second != first
+        _move(page, f"{chart} select[name=flows]", "10")
+        page.wait_for(f"Array.from(document.querySelectorAll('{chart} svg text'))"
+                      ".some(t => t.textContent.endsWith('5 of 10 flows BBR'))")
+        assert svg() != second  # the closed-form band and the fluid line changed with it
+        assert page.console == []
+        remote = [u for u in page.requests if not u.startswith(("file:", "data:"))]
+        assert page.requests and not remote, remote
+    finally:
+        page.close()

@@ -100,3 +100,11 @@ def test_observed_grouped_equilibria_from_a_campaign_table():
     assert ne.mix.tolist() == [(0, 1)]
     partial = measured.observed_grouped_equilibria(t[t.key != "k11"], [0.01, 0.03], 1)
     assert partial.mixes.tolist() == [3] and partial.mix.isna().all()
+
+
+def test_mixes_can_be_restricted_and_are_checked():
+    kw = dict(capacity_bps=20e6, duration_s=4.0, warmup_s=1.0, progress=False)
+    t = equilibria.mix_table([0.02], 3, [1.0], mixes=[(1,), (2,)], **kw)
+    assert sorted(t.mix_label.unique()) == ["1", "2"]
+    with pytest.raises(ParameterError, match="mixes"):
+        equilibria.mix_table([0.02], 3, [1.0], mixes=[(4,)], **kw)

@@ -76,3 +76,38 @@ def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir:
     svg = vlc.vegalite_to_svg(chart.to_dict())
     (out / f"{figure_id}.svg").write_text(svg, encoding="utf-8")
     _stable(table).to_csv(out / f"{figure_id}.csv", index=False, lineterminator="\n")
+
+
+#: where the book serves Vega, Vega-Lite and vega-embed (written by coexist.sphinxext)
+VEGA_JS = "_static/vega/coexist-vega.js"
+
+
+def interactive(chart: alt.TopLevelMixin, element_id: str, depth: int = 1) -> str:
+    """HTML for a chart the reader can drive (sliders), with no network.
+
+    The page loads the Vega bundle the book serves itself (``depth`` directories up from the
+    page) and embeds the chart's spec. Until that script has run, and wherever it is missing
+    (a notebook opened outside the book, print), the static SVG of the chart's default state
+    stands in its place.
+    """
+    import json
+
+    import vl_convert as vlc
+
+    spec = chart.to_dict()
+    svg = vlc.vegalite_to_svg(spec)
+    src = "../" * depth + VEGA_JS
+    return (
+        f'<div id="{element_id}" class="coexist-interactive">{svg}</div>\n'
+        f'<script src="{src}"></script>\n'
+        "<script>\n"
+        f"(function () {{\n"
+        f"  var spec = {json.dumps(spec)};\n"
+        f"  if (typeof vegaEmbed === 'undefined') return;  // keep the static SVG\n"
+        f"  var el = document.getElementById('{element_id}');\n"
+        "  vegaEmbed(el, spec, {renderer: 'svg', actions: false}).then(function (r) {\n"
+        "    el.setAttribute('data-embedded', 'yes');\n"
+        "  }).catch(function (e) { el.setAttribute('data-error', String(e)); });\n"
+        "})();\n"
+        "</script>"
+    )

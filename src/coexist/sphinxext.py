@@ -1,8 +1,11 @@
-"""Sphinx extension for the book: serve MathJax from the build itself, never from a CDN.
+"""Sphinx extension for the book: serve MathJax and Vega from the build itself, never from
+a CDN.
 
 MathJax 3 comes from the pinned ``django-static-mathjax`` wheel (it ships the ``es5``
 bundle); the SVG-output component needs no web fonts, so the book renders equations with
-no network at all.
+no network at all. Vega, Vega-Lite and vega-embed, which the interactive chapter needs,
+come bundled from the pinned ``vl-convert-python`` wheel (the same versions that render
+every static SVG).
 """
 
 from __future__ import annotations
@@ -45,7 +48,20 @@ def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
             shutil.copy2(s, d)
 
 
+def _write_vega(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    import vl_convert as vlc
+
+    from .figures import VEGA_JS
+
+    dst = Path(app.outdir) / VEGA_JS
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text(vlc.javascript_bundle(), encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict:
     mathjax_source()  # fail at start-up, not after a long build, if MathJax is missing
     app.connect("build-finished", _copy_mathjax)
+    app.connect("build-finished", _write_vega)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -86,20 +86,29 @@ def _check(group_rtts_s, group_size, buffers_bdp, variant, duration_s, warmup_s)
 def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Sequence[float], *,
               capacity_bps: float, variant: str = "bbr1", duration_s: float = 40.0,
               warmup_s: float = 10.0, step_s: float = 5e-5, workers: int | None = None,
-              progress: bool = True) -> pd.DataFrame:
+              progress: bool = True,
+              mixes: Sequence[tuple[int, ...]] | None = None) -> pd.DataFrame:
     """Per-flow goodput for every mix of every buffer: one fluid-model run per mix.
 
     A mix gives each RTT group's number of BBR flows (``0..group_size``); all
     ``(group_size + 1) ** len(group_rtts_s)`` mixes are simulated. Rows: buffer, mix (a
     tuple, and ``mix_label`` as text), group, its RTT, algorithm, per-flow goodput and the
-    run's utilisation, loss rate and queue share.
+    run's utilisation, loss rate and queue share. ``mixes`` restricts the runs to some
+    mixes (the equilibrium test needs them all).
     """
     from tqdm.auto import tqdm
 
     rtts = [float(r) for r in group_rtts_s]
     buffers = [float(b) for b in buffers_bdp]
     _check(rtts, group_size, buffers, variant, duration_s, warmup_s)
-    mixes = list(itertools.product(range(group_size + 1), repeat=len(rtts)))
+    every = list(itertools.product(range(group_size + 1), repeat=len(rtts)))
+    if mixes is None:
+        mixes = every
+    else:
+        mixes = [tuple(int(k) for k in m) for m in mixes]
+        if not mixes or any(m not in every for m in mixes):
+            raise invalid("mixes", mixes, f"tuples of {len(rtts)} BBR counts in "
+                          f"0..{group_size}")
     jobs = [(b, m) for b in buffers for m in mixes]
 
     def one(job: tuple[float, tuple[int, ...]]) -> pd.DataFrame:
