@@ -1,0 +1,197 @@
+"""The public data of the FABRIC reproduction (Srivastava, Fund and Panwar, CNERT 2023).
+
+Their Nash-equilibrium experiment ran 50 flows, 0 to 50 of them BBR, at {50, 100, 500}
+Mbit/s x {5, 20, 40, 80} ms, one network setting per FABRIC slice. Each slice left two CSV
+files, ``bbr_results.csv`` and ``cubic_results.csv``, with columns ``N_bdp`` (buffer in
+BDP), ``flow`` (number of BBR flows of 50), ``trial`` and ``bits_per_second`` (the
+algorithm's aggregate throughput). The slice's network setting is not in the CSVs; it is
+in the slice's notebook (``btl_capacity`` in Mbit/s, ``base_owd`` in ms each way), which
+:func:`fetch` reads too.
+
+Rows are never dropped silently: a stray trailing comma is tolerated and reported; any other
+malformed row is left out and reported with its file and line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import nash
+
+REPO = "ashutoshs25/bbr-dominance-experiments"
+COMMIT = "b99841adb7634fb0b1f02662056165170ee5426c"  # the commit the chapter was written on
+BASE = f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/Nash_equilibirium_experiments"
+SLICES = tuple(range(1, 13))
+N_FLOWS = 50
+HEADER = ["N_bdp", "flow", "trial", "bits_per_second"]
+ALGORITHMS = ("bbr", "cubic")
+
+
+class FetchError(RuntimeError):
+    """The public data could not be fetched (no network, or the repository changed)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A malformed row: where it is, what is wrong, and whether it was kept."""
+
+    source: str
+    line: int
+    text: str
+    reason: str
+    kept: bool
+
+    def __str__(self) -> str:
+        return (f"{self.source}:{self.line}: {self.reason} "
+                f"({'kept' if self.kept else 'left out'}): {self.text!r}")
+
+
+def external_allowed() -> bool:
+    """False while figures are checked against their committed tables, which come from
+    bundled data only (``COEXIST_BUNDLED_ONLY=1``, set by ``coexist figures --check``)."""
+    return os.environ.get("COEXIST_BUNDLED_ONLY") != "1"
+
+
+def cache_dir() -> Path:
+    """Where fetched files live: ``$COEXIST_CACHE/fabric`` or ``~/.cache/coexist/fabric``."""
+    root = os.environ.get("COEXIST_CACHE") or Path.home() / ".cache" / "coexist"
+    return Path(root) / "fabric"
+
+
+def parse_csv(text: str, source: str) -> tuple[pd.DataFrame, list[Problem]]:
+    """Rows of one results file, and the problems found in it."""
+    problems: list[Problem] = []
+    lines = text.splitlines()
+    if not lines:
+        raise ValueError(f"{source}: empty file; expected the header {','.join(HEADER)}")
+    head = lines[0].strip().split(",")
+    if head[-1] == "" and head[:-1] == HEADER:
+        problems.append(Problem(source, 1, lines[0], "trailing comma in the header", True))
+        head = head[:-1]
+    if head != HEADER:
+        raise ValueError(f"{source}:1: header {lines[0]!r}; expected {','.join(HEADER)}")
+    rows = []
+    for i, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        fields = line.strip().split(",")
+        if len(fields) == 5 and fields[4] == "":
+            problems.append(Problem(source, i, line, "stray trailing comma", True))
+            fields = fields[:4]
+        if len(fields) != 4:
+            problems.append(Problem(source, i, line, f"{len(fields)} fields, expected 4",
+                                    False))
+            continue
+        try:
+            n_bdp, flow, trial, bps = (float(fields[0]), int(fields[1]), int(fields[2]),
+                                       float(fields[3]))
+        except ValueError:
+            problems.append(Problem(source, i, line, "a field is not a number", False))
+            continue
+        if not (n_bdp > 0 and 0 <= flow <= N_FLOWS and trial >= 1 and math.isfinite(bps)
+                and bps >= 0):
+            problems.append(Problem(source, i, line,
+                                    f"out of range (N_bdp > 0, flow in 0..{N_FLOWS}, "
+                                    "trial >= 1, bits_per_second >= 0)", False))
+            continue
+        rows.append((n_bdp, flow, trial, bps))
+    return pd.DataFrame(rows, columns=HEADER), problems
+
+
+def parse_setting(notebook_text: str, source: str) -> tuple[float, float]:
+    """(capacity in Mbit/s, base RTT in ms) from a slice notebook's configuration cell."""
+    cap = re.search(r"btl_capacity\s*=\s*([0-9.]+)", notebook_text)
+    owd = re.search(r"base_owd\s*=\s*([0-9.]+)", notebook_text)
+    if not cap or not owd:
+        raise ValueError(f"{source}: no 'btl_capacity = ...' and 'base_owd = ...' found")
+    return float(cap.group(1)), 2 * float(owd.group(1))
+
+
+def _get(url: str, timeout: float) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.read().decode("utf-8")
+    except (urllib.error.URLError, OSError, TimeoutError) as exc:
+        raise FetchError(f"cannot fetch {url}: {exc}") from exc
+
+
+def fetch(dest: Path | None = None, timeout: float = 10.0, progress: bool = True,
+          slices: tuple[int, ...] = SLICES) -> Path:
+    """Download each slice's two results files and its network setting into ``dest``
+    (default :func:`cache_dir`); files already there are kept. Raises :class:`FetchError`."""
+    from tqdm.auto import tqdm
+
+    dest = Path(dest) if dest is not None else cache_dir()
+    for s in tqdm(slices, desc="FABRIC data", unit="slice", disable=not progress):
+        d = dest / f"slice_{s}"
+        d.mkdir(parents=True, exist_ok=True)
+        for algo in ALGORITHMS:
+            f = d / f"{algo}_results.csv"
+            if not f.exists():
+                text = _get(f"{BASE}/slice_{s}_results/{algo}_results.csv", timeout)
+                tmp = f.with_suffix(".partial")
+                tmp.write_text(text, encoding="utf-8")
+                tmp.replace(f)
+        setting = d / "setting.json"
+        if not setting.exists():
+            cap, rtt = parse_setting(_get(f"{BASE}/slice_{s}.ipynb", timeout),
+                                     f"slice_{s}.ipynb")
+            setting.write_text(json.dumps({"capacity_mbps": cap, "rtt_ms": rtt,
+                                           "source": f"{REPO}@{COMMIT}"}), encoding="utf-8")
+    return dest
+
+
+def load(root: Path | None = None) -> tuple[pd.DataFrame, list[Problem]]:
+    """Per-flow throughput of every (setting, buffer, mix, trial) in the slices under
+    ``root``, and every malformed row found. Columns: capacity_mbps, rtt_ms, buffer_bdp,
+    n_bbr, trial, bbr_bps and cubic_bps (per flow; NaN where the mix has no such flow)."""
+    root = Path(root) if root is not None else cache_dir()
+    slices = sorted(p for p in root.glob("slice_*") if (p / "setting.json").exists())
+    if not slices:
+        raise FileNotFoundError(f"no FABRIC slice under {root}; run coexist.fabric.fetch()")
+    parts, problems = [], []
+    for d in slices:
+        setting = json.loads((d / "setting.json").read_text())
+        per_algo = {}
+        for algo in ALGORITHMS:
+            f = d / f"{algo}_results.csv"
+            table, found = parse_csv(f.read_text(encoding="utf-8"), str(f))
+            problems += found
+            per_algo[algo] = table.groupby(["N_bdp", "flow", "trial"]).bits_per_second.sum()
+        both = pd.concat(per_algo, axis=1).reset_index()
+        k = both["flow"].to_numpy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bbr = np.where(k > 0, both["bbr"] / k, np.nan)
+            cubic = np.where(k < N_FLOWS, both["cubic"] / (N_FLOWS - k), np.nan)
+        parts.append(pd.DataFrame({
+            "capacity_mbps": setting["capacity_mbps"], "rtt_ms": setting["rtt_ms"],
+            "buffer_bdp": both["N_bdp"], "n_bbr": k, "trial": both["trial"],
+            "bbr_bps": bbr, "cubic_bps": cubic}))
+    return pd.concat(parts, ignore_index=True), problems
+
+
+def equilibria(table: pd.DataFrame, tol: float = 0.0) -> pd.DataFrame:
+    """Empirical Nash equilibria per (capacity, RTT, buffer): per-flow throughput averaged
+    over trials, then the unilateral-deviation test. A setting lacking some mix gets one row
+    with NaN and its mix count."""
+    rows = []
+    for (cap, rtt, buf), g in table.groupby(["capacity_mbps", "rtt_ms", "buffer_bdp"]):
+        m = g.groupby("n_bbr")[["cubic_bps", "bbr_bps"]].mean()
+        base = {"capacity_mbps": cap, "rtt_ms": rtt, "buffer_bdp": buf, "mixes": len(m)}
+        if list(m.index) != list(range(N_FLOWS + 1)):
+            rows.append({**base, "bbr_flows": np.nan})
+            continue
+        for k in nash.equilibria(m["cubic_bps"].to_numpy(), m["bbr_bps"].to_numpy(), tol):
+            rows.append({**base, "bbr_flows": float(k)})
+    return pd.DataFrame(rows, columns=["capacity_mbps", "rtt_ms", "buffer_bdp", "mixes",
+                                       "bbr_flows"])

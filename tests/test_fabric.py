@@ -1,0 +1,97 @@
+"""The FABRIC reproduction's public CSV format: parsing, problems reported, fetching into a
+cache, and equilibria. Hand-made files in that format; no network."""
+
+import json
+
+import numpy as np
+import pytest
+
+from coexist import fabric, nash
+
+
+def _csv(rows, trailing_header=False) -> str:
+    head = ",".join(fabric.HEADER) + ("," if trailing_header else "")
+    return "\n".join([head, *rows]) + "\n"
+
+
+def test_trailing_comma_is_kept_and_reported_bad_rows_left_out_and_reported():
+    text = _csv(["0.5,0,1,0", "0.5,1,1,4722745.5,", "0.5,2,1,abc", "0.5,3,1", "0.5,60,1,5"],
+                trailing_header=True)
+    table, problems = fabric.parse_csv(text, "bbr_results.csv")
+    assert table.values.tolist() == [[0.5, 0, 1, 0.0], [0.5, 1, 1, 4722745.5]]
+    got = [(p.line, p.kept) for p in problems]
+    assert got == [(1, True), (3, True), (4, False), (5, False), (6, False)]
+    assert "trailing comma" in problems[1].reason and "bbr_results.csv:3" in str(problems[1])
+    assert all(str(p).count(":") >= 2 for p in problems)
+
+
+def test_a_wrong_header_is_an_error_naming_the_file():
+    with pytest.raises(ValueError, match="x.csv:1: header"):
+        fabric.parse_csv("a,b,c,d\n1,2,3,4\n", "x.csv")
+
+
+def test_setting_from_a_slice_notebook():
+    nb = json.dumps({"cells": [{"source": ["btl_capacity = 100 # mbit\n",
+                                           "base_owd     = 2.5  # ms\n"]}]})
+    assert fabric.parse_setting(nb, "slice_7.ipynb") == (100.0, 5.0)
+    with pytest.raises(ValueError, match="slice_8.ipynb"):
+        fabric.parse_setting("{}", "slice_8.ipynb")
+
+
+def _fake_repo(root, per_flow_bbr, per_flow_cubic, buffers=(0.5, 5.0)):
+    """A directory laid out like the public repository, with two slices."""
+    base = root / "Nash_equilibirium_experiments"
+    for s, (cap, owd) in {1: (50, 2.5), 2: (100, 20)}.items():
+        d = base / f"slice_{s}_results"
+        d.mkdir(parents=True)
+        for algo, fn in (("bbr", per_flow_bbr), ("cubic", per_flow_cubic)):
+            rows = []
+            for b in buffers:
+                for k in range(fabric.N_FLOWS + 1):
+                    n = k if algo == "bbr" else fabric.N_FLOWS - k
+                    rows.append(f"{b:g},{k},1,{fn(k) * n if n else 0}")
+            rows[3] += ","  # one stray trailing comma per file
+            (d / f"{algo}_results.csv").write_text(_csv(rows))
+        (base / f"slice_{s}.ipynb").write_text(
+            json.dumps({"cells": [{"source": [f"btl_capacity = {cap}\n",
+                                              f"base_owd = {owd}\n"]}]}))
+    return base
+
+
+def test_fetch_load_and_equilibria(tmp_path, monkeypatch):
+    # per-flow rates with a known crossing: BBR gains while at most 19 flows run it
+    bbr = lambda k: 3.0 - (k + 0.5) / 20  # noqa: E731
+    cubic = lambda k: 2.0  # noqa: E731
+    base = _fake_repo(tmp_path / "repo", bbr, cubic)
+    monkeypatch.setattr(fabric, "BASE", base.as_uri())
+    cache = fabric.fetch(tmp_path / "cache", progress=False, slices=(1, 2))
+    (tmp_path / "repo").rename(tmp_path / "gone")  # a second fetch reads only the cache
+    assert fabric.fetch(cache, progress=False, slices=(1, 2)) == cache
+    table, problems = fabric.load(cache)
+    assert sorted(table[["capacity_mbps", "rtt_ms"]].drop_duplicates().values.tolist()) == \
+        [[50.0, 5.0], [100.0, 40.0]]
+    assert len(problems) == 4 and all(p.kept for p in problems)  # 2 slices x 2 files
+    assert len(table) == 2 * 2 * (fabric.N_FLOWS + 1)
+    assert np.isnan(table.loc[table.n_bbr == 0, "bbr_bps"]).all()
+    ne = fabric.equilibria(table)
+    cub = np.array([cubic(k) for k in range(51)])
+    bb = np.array([bbr(k) for k in range(51)])
+    expected = nash.equilibria(cub, bb)
+    assert expected == [19]
+    assert ne.bbr_flows.tolist() == [19.0] * 4
+
+
+def test_fetch_without_network_raises_fetch_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(fabric, "BASE", (tmp_path / "nowhere").as_uri())
+    with pytest.raises(fabric.FetchError, match="cannot fetch"):
+        fabric.fetch(tmp_path / "cache", progress=False, slices=(1, 2))
+    with pytest.raises(FileNotFoundError, match="fetch"):
+        fabric.load(tmp_path / "empty")
+
+
+def test_missing_mixes_are_reported_not_guessed(tmp_path, monkeypatch):
+    base = _fake_repo(tmp_path / "repo", lambda k: 1.0, lambda k: 1.0, buffers=(5.0,))
+    monkeypatch.setattr(fabric, "BASE", base.as_uri())
+    table, _ = fabric.load(fabric.fetch(tmp_path / "cache", progress=False, slices=(1, 2)))
+    ne = fabric.equilibria(table[table.n_bbr != 7])
+    assert ne.mixes.tolist() == [50, 50] and ne.bbr_flows.isna().all()
