@@ -83,3 +83,11 @@ def test_event_average_recovers_the_dip():
     assert ea.events.iloc[0] == 3
     assert ea.loc[np.isclose(ea.lag_s, 0.5), "mean"].item() == 70.0
     assert ea.loc[~np.isclose(ea.lag_s, 0.5), "mean"].eq(80.0).all()
+
+
+def test_relation_to_a_clock():
+    assert periodicity.relation(10.0, 10.2) == "1x"
+    assert periodicity.relation(30.5, 10.2) == "3x"
+    assert periodicity.relation(2.535, 10.14) == "1/4"
+    assert periodicity.relation(36.0, 10.2) == "unrelated"
+    assert periodicity.relation(np.nan, 10.2) == "unrelated"

@@ -100,6 +100,20 @@ def spectral_period(x, dt: float, min_s: float, max_s: float) -> Period:
     return Period("periodogram", float(sel.period_s[i]), ratio, (min_s, max_s), p_white)
 
 
+def relation(period_s: float, base_s: float, max_n: int = 6, rtol: float = 0.05) -> str:
+    """How ``period_s`` relates to a clock of period ``base_s``: ``"1x"`` (the same),
+    ``"3x"`` (a multiple, as an autocorrelation peak can be), ``"1/4"`` (a harmonic, as a
+    periodogram line of a pulse train can be), or ``"unrelated"``, each within ``rtol``."""
+    if not (np.isfinite(period_s) and np.isfinite(base_s) and base_s > 0):
+        return "unrelated"
+    for n in range(1, max_n + 1):
+        if abs(period_s - n * base_s) <= rtol * n * base_s:
+            return f"{n}x"
+        if n > 1 and abs(period_s - base_s / n) <= rtol * base_s / n:
+            return f"1/{n}"
+    return "unrelated"
+
+
 def binned(series: pd.DataFrame, width_s: float, t_from: float = 0.0) -> pd.DataFrame:
     """Per-algorithm total goodput on a common grid of ``width_s`` bins.
 
