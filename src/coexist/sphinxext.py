@@ -57,7 +57,10 @@ def _write_vega(app: Sphinx, exception: Exception | None) -> None:
 
     dst = Path(app.outdir) / VEGA_JS
     dst.parent.mkdir(parents=True, exist_ok=True)
-    dst.write_text(vlc.javascript_bundle(), encoding="utf-8")
+    # the bundle's top-level const/let would clash with the theme's globals in a classic
+    # script; a function scope isolates them (it exports through window.vegaEmbed etc.)
+    dst.write_text("(function () {\n" + vlc.javascript_bundle() + "\n})();\n",
+                   encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict:
