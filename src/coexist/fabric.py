@@ -59,7 +59,9 @@ class Problem:
 def external_allowed() -> bool:
     """False while figures are checked against their committed tables, which come from
     bundled data only (``COEXIST_BUNDLED_ONLY=1``, set by ``coexist figures --check``)."""
-    return os.environ.get("COEXIST_BUNDLED_ONLY") != "1"
+    from .runner import BUNDLED_ONLY
+
+    return os.environ.get(BUNDLED_ONLY) != "1"
 
 
 def cache_dir() -> Path:
@@ -184,14 +186,5 @@ def equilibria(table: pd.DataFrame, tol: float = 0.0) -> pd.DataFrame:
     """Empirical Nash equilibria per (capacity, RTT, buffer): per-flow throughput averaged
     over trials, then the unilateral-deviation test. A setting lacking some mix gets one row
     with NaN and its mix count."""
-    rows = []
-    for (cap, rtt, buf), g in table.groupby(["capacity_mbps", "rtt_ms", "buffer_bdp"]):
-        m = g.groupby("n_bbr")[["cubic_bps", "bbr_bps"]].mean()
-        base = {"capacity_mbps": cap, "rtt_ms": rtt, "buffer_bdp": buf, "mixes": len(m)}
-        if list(m.index) != list(range(N_FLOWS + 1)):
-            rows.append({**base, "bbr_flows": np.nan})
-            continue
-        for k in nash.equilibria(m["cubic_bps"].to_numpy(), m["bbr_bps"].to_numpy(), tol):
-            rows.append({**base, "bbr_flows": float(k)})
-    return pd.DataFrame(rows, columns=["capacity_mbps", "rtt_ms", "buffer_bdp", "mixes",
-                                       "bbr_flows"])
+    return nash.table_equilibria(table, ["capacity_mbps", "rtt_ms", "buffer_bdp"], N_FLOWS,
+                                 tol)

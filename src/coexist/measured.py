@@ -86,23 +86,15 @@ def observed_equilibria(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -
     """
     from . import nash
 
-    cols = ["capacity_bps", "rtt_s", "buffer_bdp", "mixes", "equilibrium_bbr_flows"]
-    rows = []
     sel = per_run[per_run["n_flows"] == n_flows]
-    for (cap, rtt, buf), g in sel.groupby(["capacity_bps", "rtt_s", "buffer_bdp"]):
-        g = g.groupby("n_bbr")[["bbr_bps", "cubic_bps"]].mean()
-        base = {"capacity_bps": cap, "rtt_s": rtt, "buffer_bdp": buf, "mixes": len(g)}
-        if list(g.index) != list(range(n_flows + 1)):
-            rows.append({**base, "equilibrium_bbr_flows": np.nan})
-            continue
-        k = g.index.to_numpy()
-        cubic = np.full(k.shape, np.nan)
-        bbr = np.full(k.shape, np.nan)
-        cubic[k < n_flows] = g["cubic_bps"].to_numpy()[k < n_flows] / (n_flows - k[k < n_flows])
-        bbr[k > 0] = g["bbr_bps"].to_numpy()[k > 0] / k[k > 0]
-        for e in nash.equilibria(cubic, bbr, tol=tol):
-            rows.append({**base, "equilibrium_bbr_flows": float(e)})
-    return pd.DataFrame(rows, columns=cols)
+    k = sel["n_bbr"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_flow = sel.assign(
+            cubic_bps=np.where(k < n_flows, sel["cubic_bps"] / (n_flows - k), np.nan),
+            bbr_bps=np.where(k > 0, sel["bbr_bps"] / k, np.nan))
+    found = nash.table_equilibria(per_flow, ["capacity_bps", "rtt_s", "buffer_bdp"],
+                                  n_flows, tol)
+    return found.rename(columns={"bbr_flows": "equilibrium_bbr_flows"})
 
 
 def at(per_run: pd.DataFrame, capacity_bps: float, rtt_s: float,

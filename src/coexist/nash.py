@@ -62,6 +62,29 @@ def equilibria(cubic_bps: Sequence[float], bbr_bps: Sequence[float], tol: float 
     return [int(k) for k in np.flatnonzero(equilibrium_mask(cubic_bps, bbr_bps, tol))]
 
 
+def table_equilibria(per_flow, by: Sequence[str], n_flows: int, tol: float = 0.0):
+    """Equilibria of every setting in a table of per-flow throughputs (measured or published).
+
+    ``per_flow`` has the columns ``by`` (the setting), ``n_bbr`` (the mix) and per-flow
+    ``cubic_bps`` and ``bbr_bps`` (NaN where the mix has no such flow); repeats of a mix are
+    averaged. One row per equilibrium with ``by``, ``mixes`` and ``bbr_flows``; a setting
+    lacking some of the mixes ``0..n_flows`` gets one row with NaN and its mix count,
+    never a guess.
+    """
+    import pandas as pd
+
+    rows = []
+    for key, g in per_flow.groupby(list(by)):
+        m = g.groupby("n_bbr")[["cubic_bps", "bbr_bps"]].mean()
+        base = {**dict(zip(by, key, strict=True)), "mixes": len(m)}
+        if list(m.index) != list(range(n_flows + 1)):
+            rows.append({**base, "bbr_flows": np.nan})
+            continue
+        for k in equilibria(m["cubic_bps"].to_numpy(), m["bbr_bps"].to_numpy(), tol):
+            rows.append({**base, "bbr_flows": float(k)})
+    return pd.DataFrame(rows, columns=[*by, "mixes", "bbr_flows"])
+
+
 def grouped_equilibria(
     throughput: Mapping[tuple[int, ...], Mapping[tuple[int, str], float]],
     group_sizes: Sequence[int],

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pandas as pd
 
@@ -157,32 +158,22 @@ def run(
     bar = tqdm(entries, desc="figures", unit="fig", disable=not progress)
     # committed tables come from bundled data only, so the check is the same on every
     # machine whatever external data (the FABRIC reproduction's) it has cached
-    saved = os.environ.get(BUNDLED_ONLY)
-    if check or accept:
-        os.environ[BUNDLED_ONLY] = "1"
-    try:
-        _run_entries(bar, entries, overrides, out_dir, check, accept, results)
-    finally:
-        if saved is None:
-            os.environ.pop(BUNDLED_ONLY, None)
-        else:
-            os.environ[BUNDLED_ONLY] = saved
+    only_bundled = {BUNDLED_ONLY: "1"} if (check or accept) else {}
+    with patch.dict(os.environ, only_bundled):
+        for e in bar:
+            bar.set_postfix_str(e.id)
+            res = run_one(e, overrides[e.id], out_dir)
+            if check:
+                res.problems = compare_tables(res.csv, EXPECTED / f"{e.id}.csv", e.rtol,
+                                              e.atol)
+            if accept:
+                EXPECTED.mkdir(parents=True, exist_ok=True)
+                for path in (res.csv, res.svg):
+                    shutil.copyfile(path, EXPECTED / path.name)
+            results.append(res)
     if check:
         failed = [r for r in results if r.problems]
         if failed:
             lines = [f"{r.id}: {p}" for r in failed for p in r.problems]
             raise CheckFailed("figure check failed:\n  " + "\n  ".join(lines))
     return results
-
-
-def _run_entries(bar, entries, overrides, out_dir, check, accept, results) -> None:
-    for e in bar:
-        bar.set_postfix_str(e.id)
-        res = run_one(e, overrides[e.id], out_dir)
-        if check:
-            res.problems = compare_tables(res.csv, EXPECTED / f"{e.id}.csv", e.rtol, e.atol)
-        if accept:
-            EXPECTED.mkdir(parents=True, exist_ok=True)
-            for path in (res.csv, res.svg):
-                shutil.copyfile(path, EXPECTED / path.name)
-        results.append(res)

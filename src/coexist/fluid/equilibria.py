@@ -133,9 +133,9 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
 def equilibria(table: pd.DataFrame, tol: float = 0.0) -> pd.DataFrame:
     """The Nash equilibria in a :func:`mix_table`, one row per (buffer, equilibrium mix).
 
-    With one RTT group this is :func:`coexist.nash.equilibria` on the per-flow goodputs;
-    with several it is :func:`coexist.nash.grouped_equilibria`. A buffer with no
-    equilibrium has no row.
+    The per-flow goodputs go through :func:`coexist.nash.grouped_equilibria`, which with
+    one RTT group is :func:`coexist.nash.equilibria`. A buffer with no equilibrium has no
+    row.
     """
     rows = []
     n_groups = len(table["mix"].iloc[0])
@@ -143,15 +143,7 @@ def equilibria(table: pd.DataFrame, tol: float = 0.0) -> pd.DataFrame:
     for b, part in table.groupby("buffer_bdp", sort=True):
         rates = {m: {(int(r.group), r.cca): r.goodput_bps
                      for r in grp.itertuples()} for m, grp in part.groupby("mix")}
-        if n_groups == 1:
-            cub = np.full(size + 1, np.nan)
-            bbr = np.full(size + 1, np.nan)
-            for (k,), r in rates.items():
-                cub[k] = r.get((0, nash.CUBIC), np.nan)
-                bbr[k] = r.get((0, nash.BBR), np.nan)
-            found = [(k,) for k in nash.equilibria(cub, bbr, tol)]
-        else:
-            found = nash.grouped_equilibria(rates, [size] * n_groups, tol)
+        found = nash.grouped_equilibria(rates, [size] * n_groups, tol)
         rows += [{"buffer_bdp": b, "mix": m, "mix_label": "-".join(map(str, m)),
                   "bbr_flows": sum(m)} for m in found]
     return pd.DataFrame(rows, columns=["buffer_bdp", "mix", "mix_label", "bbr_flows"])

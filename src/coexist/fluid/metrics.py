@@ -26,12 +26,17 @@ def jain(rates) -> float:
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else np.nan
 
 
+def _after(tr: Trace, warmup_s: float) -> np.ndarray:
+    """Samples after the warm-up, which must leave some of the trace."""
+    if not 0 <= warmup_s < tr.t[-1]:
+        raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < {tr.t[-1]:g} (the trace's length)")
+    return tr.t >= warmup_s
+
+
 def aggregate(tr: Trace, warmup_s: float = 2.0) -> dict:
     """The aggregate metrics over ``t >= warmup_s``, as one record."""
     cfg = tr.config
-    if not 0 <= warmup_s < tr.t[-1]:
-        raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < {tr.t[-1]:g} (the trace's length)")
-    late = tr.t >= warmup_s
+    late = _after(tr, warmup_s)
     c = cfg.capacity_pps
     y, p, q = tr.arrival_pps[late], tr.loss[late], tr.queue_pkts[late]
     # the link sends C while it has a queue, otherwise what arrives (at most C)
@@ -64,9 +69,7 @@ def per_flow(tr: Trace, warmup_s: float = 2.0) -> pd.DataFrame:
     the queue one forward delay later (eqs. 1-2): ``x_i(t) (1 - p(t + d_f,i))``. It equals the
     sending rate whenever nothing is dropped.
     """
-    if not 0 <= warmup_s < tr.t[-1]:
-        raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < {tr.t[-1]:g} (the trace's length)")
-    late = tr.t >= warmup_s
+    late = _after(tr, warmup_s)
     dt = tr.t[1] - tr.t[0]
     idx = np.arange(len(tr.t))
     bits = 8 * 1500
