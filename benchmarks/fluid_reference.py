@@ -97,6 +97,8 @@ def run(cfg: solve.Config) -> solve.Trace:
         reset = ~flip & (m_prt < 0.5) & (tau < tau_min - 1e-12)
         m_prt = np.where(is_bbr & flip, 1 - m_prt, m_prt)
         t_prt = np.where(flip | reset, 0.0, t_prt)
+        if cfg.rtprop_expiry:
+            tau_min = np.where(is_bbr & flip & (m_prt > 0.5), tau, tau_min)
         t_period = np.where(is_v1, 8 * tau_min, np.minimum(63 * tau_min, 2 + (idx + 1.0) / n))
         t_pbw = t_pbw + h
         x_max = np.where(is_bbr, np.where(t_pbw < 0.01, 0.0,

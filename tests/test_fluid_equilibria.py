@@ -108,3 +108,16 @@ def test_mixes_can_be_restricted_and_are_checked():
     assert sorted(t.mix_label.unique()) == ["1", "2"]
     with pytest.raises(ParameterError, match="mixes"):
         equilibria.mix_table([0.02], 3, [1.0], mixes=[(4,)], **kw)
+
+
+def test_rtprop_expiry_reaches_the_solver():
+    """With the expiring RTprop filter a lone BBRv1 flow keeps a share of a deep buffer
+    that the paper's filter (eq. 9) starves it of."""
+    kw = dict(capacity_bps=50e6, duration_s=25.0, warmup_s=12.0, progress=False,
+              mixes=[(1,)])
+    share = {}
+    for expiry in (False, True):
+        t = equilibria.mix_table([0.04], 2, [5.0], rtprop_expiry=expiry, **kw)
+        rate = t.set_index("cca").goodput_bps
+        share[expiry] = rate[nash.BBR] / rate.sum()
+    assert share[False] < 0.25 and share[True] > 0.4

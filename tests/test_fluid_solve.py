@@ -190,3 +190,62 @@ def test_bbr2_probing_cycle_and_inflight_bounds_eqs24_31(single_bbr):
     w_bar = tr.bbr["x_btl"][:, 0] * tr.bbr["tau_min"][:, 0]
     probe_bw = tr.bbr["m_prt"][:, 0] < 0.5
     assert np.all(tr.window_pkts[probe_bw, 0] <= 2 * w_bar[probe_bw] + 1e-9)
+
+
+def test_rtprop_expiry_agrees_with_reference():
+    """The RTprop-expiry extension, compiled and plain NumPy, across a ProbeRTT entry."""
+    cfg = solve.dumbbell(["cubic", "bbr1", "bbr2"], capacity_bps=20e6,
+                         rtt_s=[0.02, 0.025, 0.03], buffer_bdp=3, duration_s=10.4,
+                         step_s=4e-4, sample_s=4e-3, initial_window=20.0, rtprop_expiry=True)
+    fast, ref = solve.run(cfg), fluid_reference.run(cfg)
+    assert fast.bbr["m_prt"][:, 1:].max() == 1.0  # both BBR flows entered ProbeRTT
+    for name in solve.BBR_FIELDS:
+        np.testing.assert_allclose(fast.bbr[name], ref.bbr[name], rtol=1e-9, atol=1e-9,
+                                   err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def cubic_vs_bbr_deep():
+    """1 CUBIC vs 1 BBRv1, 40 ms, 5 BDP: the paper's RTprop filter and the expiring one."""
+    out = {}
+    for expiry in (False, True):
+        cfg = solve.dumbbell(["cubic", "bbr1"], capacity_bps=C_BPS, rtt_s=0.04, buffer_bdp=5,
+                             duration_s=40.0, step_s=5e-5, sample_s=1e-3,
+                             initial_window=PPS * 0.04 / 2, rtprop_expiry=expiry)
+        out[expiry] = solve.run(cfg)
+    return out
+
+
+def test_paper_rtprop_filter_never_rises_eq9(cubic_vs_bbr_deep):
+    tau_min = cubic_vs_bbr_deep[False].bbr["tau_min"][:, 1]
+    assert tau_min.max() == pytest.approx(0.04) and np.all(np.diff(tau_min) <= 0)
+
+
+def test_expired_rtprop_takes_the_rtt_at_probe_rtt_entry(cubic_vs_bbr_deep):
+    """Linux BBR replaces an expired min-RTT with the next sample; CUBIC's standing queue
+    is in that sample, so RTprop (and BBR's window, 2 x x_btl x RTprop) grows."""
+    tr = cubic_vs_bbr_deep[True]
+    m = tr.bbr["m_prt"][:, 1]
+    tau_min = tr.bbr["tau_min"][:, 1]
+    enter = np.flatnonzero(np.diff(m) > 0.5) + 1
+    assert len(enter) >= 2
+    for k in enter:
+        assert tau_min[k] == pytest.approx(tr.rtt_s[k, 1], rel=0.02)  # the sample at entry
+        assert tau_min[k] > tau_min[k - 1]
+    assert tau_min.min() >= 0.04 - 1e-12 and tau_min.max() > 1.5 * 0.04
+    late = tr.t > 15
+    share = {e: t.rate_pps[t.t > 15, 1].mean() / t.rate_pps[t.t > 15].sum(axis=1).mean()
+             for e, t in cubic_vs_bbr_deep.items()}
+    assert share[True] > 2 * share[False]
+    assert tr.queue_pkts[late].mean() > 0
+
+
+def test_expiry_changes_nothing_for_a_lone_bbr_flow():
+    """Alone, BBRv1 drains its own queue in ProbeRTT, so RTprop returns to d_p."""
+    kw = dict(capacity_bps=C_BPS, rtt_s=0.03, buffer_bdp=1, duration_s=21.0,
+              initial_window=PPS * 0.03, step_s=5e-5)
+    a = solve.run(solve.dumbbell(["bbr1"], **kw))
+    b = solve.run(solve.dumbbell(["bbr1"], rtprop_expiry=True, **kw))
+    assert b.bbr["tau_min"][-1, 0] == pytest.approx(0.03, rel=1e-3)
+    assert b.rate_pps[b.t > 2, 0].mean() == pytest.approx(a.rate_pps[a.t > 2, 0].mean(),
+                                                           rel=0.02)

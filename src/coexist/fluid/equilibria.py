@@ -44,11 +44,12 @@ def mix_flows(mix: Sequence[int], group_size: int, group_rtts_s: Sequence[float]
 def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[float],
                  buffer_bdp: float, capacity_bps: float, variant: str = "bbr1",
                  duration_s: float = 40.0, warmup_s: float = 10.0,
-                 step_s: float = 5e-5) -> pd.DataFrame:
+                 step_s: float = 5e-5, rtprop_expiry: bool = False) -> pd.DataFrame:
     """Per-flow goodput of one mix in the fluid model, one row per (group, algorithm).
 
     The buffer is ``buffer_bdp`` times the BDP of the shortest RTT, as in Mishra §4.5. Every
     flow starts at an equal share of that BDP, so no flow is favoured by its start.
+    ``rtprop_expiry`` switches on the Linux RTprop filter expiry (:mod:`.solve`).
     """
     ccas, rtts, groups = mix_flows(mix, group_size, group_rtts_s, variant)
     n = len(ccas)
@@ -56,7 +57,8 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
     cfg = solve.dumbbell(ccas, capacity_bps=capacity_bps, rtt_s=rtts, buffer_bdp=buffer_bdp,
                          duration_s=duration_s, step_s=step_s,
                          sample_s=max(step_s, min(1e-3, n / pps)),  # fine enough for jitter
-                         initial_window=max(1.0, pps * min(rtts) / n))
+                         initial_window=max(1.0, pps * min(rtts) / n),
+                         rtprop_expiry=rtprop_expiry)
     tr = solve.run(cfg)
     pf = metrics.per_flow(tr, warmup_s)
     pf["group"] = groups
@@ -87,7 +89,8 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
               capacity_bps: float, variant: str = "bbr1", duration_s: float = 40.0,
               warmup_s: float = 10.0, step_s: float = 5e-5, workers: int | None = None,
               progress: bool = True,
-              mixes: Sequence[tuple[int, ...]] | None = None) -> pd.DataFrame:
+              mixes: Sequence[tuple[int, ...]] | None = None,
+              rtprop_expiry: bool = False) -> pd.DataFrame:
     """Per-flow goodput for every mix of every buffer: one fluid-model run per mix.
 
     A mix gives each RTT group's number of BBR flows (``0..group_size``); all
@@ -115,7 +118,7 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
         b, m = job
         t = simulate_mix(m, group_size=group_size, group_rtts_s=rtts, buffer_bdp=b,
                          capacity_bps=capacity_bps, variant=variant, duration_s=duration_s,
-                         warmup_s=warmup_s, step_s=step_s)
+                         warmup_s=warmup_s, step_s=step_s, rtprop_expiry=rtprop_expiry)
         t.insert(0, "buffer_bdp", b)
         t.insert(1, "mix", [m] * len(t))
         return t

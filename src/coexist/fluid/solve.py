@@ -33,6 +33,17 @@ How the paper's equations are read where it leaves room:
   RTprop equal to the path's propagation delay and, for BBRv2, inflight_hi at
   ``inflight_hi_factor`` initial windows (Insight 5 depends on it).
 - Windows never go below one packet.
+
+One extension beyond the paper, off by default (``rtprop_expiry``). Eq. (9) only ever
+lowers τmin, so BBR's RTprop stays at the propagation delay whatever the queue. Linux BBR
+keeps its min-RTT for 10 s only: when that filter expires (which is when ProbeRTT starts)
+the next RTT sample replaces it, even a larger one, and ProbeRTT's own samples can then only
+lower it. Beside loss-based flows that keep a standing queue, that sample includes their
+queue, so RTprop, the BDP estimate and BBR's window (2 x x_btl x RTprop) grow. With the
+option on, entering ProbeRTT sets τmin to the RTT seen at that moment; eq. (9) applies
+unchanged from there. Mishra et al.'s closed form rests on the same mechanism (their
+RTprop includes the queue), and the book tests how far it explains the fluid model's gap
+to measurements.
 """
 
 from __future__ import annotations
@@ -81,6 +92,7 @@ class Config:
     l_droptail: float = network.L_DEFAULT
     initial_window: float = 10.0
     inflight_hi_factor: float = 1.25
+    rtprop_expiry: bool = False
     extra: dict = field(default_factory=dict, compare=False)
 
     def check(self) -> Config:
@@ -110,6 +122,8 @@ class Config:
                       "k_sigmoid > 0, k_window > 0, l_droptail >= 1")
         if not self.initial_window >= 1:
             raise invalid("initial_window", self.initial_window, ">= 1 packet")
+        if not isinstance(self.rtprop_expiry, bool):
+            raise invalid("rtprop_expiry", self.rtprop_expiry, "True or False")
         if not self.inflight_hi_factor > 0:
             raise invalid("inflight_hi_factor", self.inflight_hi_factor,
                       "> 0 (BBRv2's initial inflight_hi, in initial windows)")
@@ -141,7 +155,7 @@ def _step(v):
 
 @njit(cache=True, nogil=True)  # nogil: independent runs may share a process's threads
 def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h, n_steps,
-               every, w0, c_cubic, beta, w_hi0, k_win):
+               every, w0, c_cubic, beta, w_hi0, k_win, expiry):
     n = cca.shape[0]
     ring = int(max(df_steps.max(), db_steps.max()) + df_steps.max() + db_steps.max()) + 2
     x_hist = np.zeros((ring, n))
@@ -265,6 +279,8 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
                 if t_prt[i] >= period:
                     m_prt[i] = 1.0 - m_prt[i]
                     t_prt[i] = 0.0
+                    if expiry and m_prt[i] > 0.5:  # Linux: an expired filter takes the
+                        tau_min[i] = rtt           # next sample, even a larger one
                 elif m_prt[i] < 0.5 and rtt < tau_min[i] - 1e-12:
                     t_prt[i] = 0.0
                 # ProbeBW period (eq. 16 and eq. 20 / eq. 24)
@@ -381,7 +397,7 @@ def run(cfg: Config) -> Trace:
         np.array([f.d_p for f in cfg.flows]), float(cfg.capacity_pps), float(cfg.buffer_pkts),
         AQMS[cfg.aqm], float(cfg.k_sigmoid), float(cfg.l_droptail), h, n_steps, every,
         float(cfg.initial_window), cubic.C_CUBIC, cubic.BETA_CUBIC,
-        float(cfg.inflight_hi_factor), float(cfg.k_window))
+        float(cfg.inflight_hi_factor), float(cfg.k_window), bool(cfg.rtprop_expiry))
     t = np.arange(link.shape[1]) * every * h
     bbr = {name: out[3 + j] for j, name in enumerate(BBR_FIELDS)}
     return Trace(cfg, t, out[0], out[1], out[2], link[0], link[1], link[2], bbr)
