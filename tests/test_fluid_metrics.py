@@ -83,6 +83,22 @@ def test_cli_fluid_run_json_and_errors(capsys):
     assert sum(f["share"] for f in out["per_flow"]) == pytest.approx(1.0)
     for key in ("jain", "loss_rate", "queue_share", "utilisation", "jitter_s"):
         assert np.isfinite(out[key])
+    assert out["rtprop_expiry"] is False
+
+
+def test_cli_fluid_run_rtprop_expiry(capsys):
+    args = ["fluid", "run", "--ccas", "cubic,bbr1", "--capacity", "20mbit", "--rtt", "40ms",
+            "--buffer-bdp", "5", "--duration", "25", "--warmup", "12", "--json"]
+    share = {}
+    for extra in ([], ["--rtprop-expiry"]):
+        assert cli.main(args + extra) == 0
+        out = json.loads(capsys.readouterr().out)
+        share[bool(extra)] = out["per_flow"][1]["share"]
+        assert out["rtprop_expiry"] is bool(extra)
+    assert share[True] > share[False] + 0.1
+
+
+def test_cli_fluid_run_errors(capsys):
     assert cli.main(["fluid", "run", "--ccas", "bbr3", "--capacity", "20mbit", "--rtt",
                      "20ms", "--buffer-bdp", "2"]) == 2
     assert "'ccas'" in capsys.readouterr().err

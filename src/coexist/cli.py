@@ -251,19 +251,22 @@ def _fluid(args: argparse.Namespace) -> int:
     sample = min(1e-3, len(ccas) / pps)
     cfg = solve.dumbbell(ccas, capacity_bps=capacity, rtt_s=rtts, buffer_bdp=args.buffer_bdp,
                          duration_s=args.duration, aqm=args.aqm, sample_s=sample,
-                         initial_window=max(1.0, pps * rtt_lo / len(ccas)))
+                         initial_window=max(1.0, pps * rtt_lo / len(ccas)),
+                         rtprop_expiry=args.rtprop_expiry)
     tr = solve.run(cfg)
     agg = metrics.aggregate(tr, args.warmup)
     flows = metrics.per_flow(tr, args.warmup)
     if args.json:
         print(json.dumps({**agg, "capacity_bps": capacity, "rtt_s": [rtt_lo, rtt_hi],
                           "buffer_bdp": args.buffer_bdp, "duration_s": args.duration,
-                          "warmup_s": args.warmup, "per_flow": flows.to_dict("records")},
+                          "warmup_s": args.warmup, "rtprop_expiry": args.rtprop_expiry,
+                          "per_flow": flows.to_dict("records")},
                          indent=2))
         return 0
     print(f"fluid model: {len(ccas)} flows ({args.ccas}), {capacity / 1e6:g} Mbit/s, RTT "
           f"{args.rtt}, buffer {args.buffer_bdp:g} BDP, {args.aqm}, {args.duration:g} s "
-          f"(metrics after {args.warmup:g} s)")
+          f"(metrics after {args.warmup:g} s)"
+          + (", RTprop filter expiring as in Linux" if args.rtprop_expiry else ""))
     for key in ("jain", "loss_rate", "queue_share", "utilisation"):
         print(f"  {key:<12} {agg[key]:.4f}")
     print(f"  {'jitter':<12} {agg['jitter_s'] * 1e3:.4f} ms")
@@ -395,6 +398,9 @@ def build_parser() -> argparse.ArgumentParser:
     frun.add_argument("--warmup", type=_number("warmup", float, low=0.0), default=2.0,
                       help="seconds left out of the metrics (default 2)")
     frun.add_argument("--aqm", choices=("droptail", "red"), default="droptail")
+    frun.add_argument("--rtprop-expiry", action="store_true",
+                      help="beyond the paper: BBR's RTprop takes the RTT sampled at each "
+                           "ProbeRTT entry (Linux's 10-s filter expiry), not only lower ones")
     frun.add_argument("--json", action="store_true")
     frun.set_defaults(func=_fluid)
 
