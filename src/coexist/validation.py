@@ -1,0 +1,191 @@
+"""The fluid model's aggregate metrics beside our measurements (Scherrer et al. §4.3,
+Figs. 6-10 and 13-17).
+
+Ten senders, half of each algorithm of a pair, RTTs spread over a range, buffers of 1-7 BDP.
+The model side runs every pair of Reno, CUBIC, BBRv1 and BBRv2 under drop-tail and RED; the
+measured side is the fluid-validation campaign (BBRv1, CUBIC and Reno, drop-tail only, as
+this kernel has no RED and no BBRv2).
+
+The measured metrics follow the paper's definitions as far as the testbed records them:
+Jain fairness of the flows' goodput, the bottleneck's drop rate, its mean backlog over the
+buffer and its utilisation, all after the warm-up. Jitter (delay variation between
+consecutive packets) needs per-packet delays, which the testbed does not capture, so it
+has no measured side.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import data
+from .params import invalid
+
+NAMES = {"reno": "Reno", "cubic": "CUBIC", "bbr1": "BBRv1", "bbr2": "BBRv2"}
+KERNEL_NAMES = {"reno": "reno", "cubic": "cubic", "bbr": "bbr1"}  # testbed -> model CCA
+METRICS = ("jain", "loss_rate", "queue_share", "utilisation")
+CAMPAIGN = "fluid_validation"
+
+
+def pair_label(ccas: Sequence[str]) -> str:
+    """'A/B' for the algorithms in ``ccas`` (model names), in the order of :data:`NAMES`;
+    'A/A' when all flows run one algorithm."""
+    present = [c for c in NAMES if c in set(ccas)]
+    if not 1 <= len(present) <= 2 or len(present) != len(set(ccas)):
+        raise invalid("ccas", sorted(set(ccas)), f"one or two of {', '.join(NAMES)}")
+    a, b = (present * 2)[:2]
+    return f"{NAMES[a]}/{NAMES[b]}"
+
+
+def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
+                  n_flows: int, buffers_bdp: Sequence[float], duration_s: float,
+                  warmup_s: float, aqms: Sequence[str] = ("droptail", "red")) -> pd.DataFrame:
+    """The five metrics from the fluid model for every pair, AQM and buffer.
+
+    RTTs are spread evenly over the range (deterministic, unlike the paper's random draw);
+    flows alternate between the pair's algorithms and start with an equal share of one BDP
+    of the shortest RTT, as the model has no start-up phase.
+    """
+    from tqdm.auto import tqdm
+
+    from .fluid import metrics, solve
+
+    pairs = list(itertools.combinations_with_replacement(NAMES, 2))
+    rtts = list(np.linspace(rtt_min_ms, rtt_max_ms, n_flows) / 1e3)
+    pps = capacity_mbps * 1e6 / (8 * solve.PACKET_BYTES)
+    rows = []
+    jobs = list(itertools.product(pairs, aqms, buffers_bdp))
+    for (a, b), aqm, buf in tqdm(jobs, desc="fluid settings", unit="run", disable=None):
+        ccas = [a if i % 2 == 0 else b for i in range(n_flows)]
+        cfg = solve.dumbbell(ccas, capacity_bps=capacity_mbps * 1e6, rtt_s=rtts,
+                             buffer_bdp=buf, duration_s=duration_s, aqm=aqm,
+                             sample_s=min(1e-3, n_flows / pps),
+                             initial_window=pps * rtts[0] / n_flows)
+        m = metrics.aggregate(solve.run(cfg), warmup_s)
+        rows.append({"pair": pair_label([a, b]), "aqm": aqm, "buffer_bdp": float(buf),
+                     "jain": m["jain"], "loss_rate": m["loss_rate"],
+                     "queue_share": m["queue_share"], "utilisation": m["utilisation"],
+                     "jitter_ms": m["jitter_s"] * 1e3})
+    return pd.DataFrame(rows)
+
+
+def run_metrics(run_dir: Path) -> dict:
+    """The paper's aggregate metrics of one stored run, over its measurement window.
+
+    Loss is the bottleneck's drops over the packets that reached it (sent + dropped), and
+    the queue its mean backlog over the buffer, both between the warm-up and 0.5 s before
+    the end (the window the run's utilisation uses). Jain and utilisation come from the
+    run's summary.
+    """
+    run_dir = Path(run_dir)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    p = summary["params"]
+    q = data.load_table(run_dir / data.RUN_FILES["queue"], "queue")
+    w = q[(q["t_s"] >= p["warmup_s"]) & (q["t_s"] <= p["duration_s"] - 0.5)]
+    if len(w) < 2:
+        raise invalid("queue samples", len(w), f">= 2 between warm-up and end in {run_dir}")
+    first, last = w.iloc[0], w.iloc[-1]
+    drops = last["drops"] - first["drops"]
+    arrived = last["sent_packets"] - first["sent_packets"] + drops
+    return {"jain": summary["jain_index"], "loss_rate": drops / arrived if arrived else np.nan,
+            "queue_share": float(w["backlog_bytes"].mean() / p["buffer_bytes"]),
+            "utilisation": summary["utilisation"]}
+
+
+def measured_metrics(rtt_min_ms: float, n_flows: int = 10,
+                     data_dir: Path = data.DATA) -> pd.DataFrame:
+    """One row per stored valid run of the fluid-validation campaign with ``n_flows``
+    senders whose shortest RTT is ``rtt_min_ms``: pair, buffer, repeat and the metrics."""
+    from . import measured
+
+    cols = ["pair", "buffer_bdp", "repeat", "key", *METRICS]
+    table = measured.campaign_table(CAMPAIGN, data_dir)
+    if table.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for key, g in table.groupby("key", sort=True):
+        if len(g) != n_flows or not np.isclose(g["flow_rtt_s"].astype(float).min(),
+                                               rtt_min_ms / 1e3):
+            continue
+        ccas = [KERNEL_NAMES[c] for c in g["cca"]]
+        rows.append({"pair": pair_label(ccas), "buffer_bdp": float(g["buffer_bdp"].iloc[0]),
+                     "repeat": int(g["repeat"].iloc[0]), "key": key,
+                     **run_metrics(Path(data_dir) / "runs" / CAMPAIGN / key)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def spread(per_run: pd.DataFrame) -> pd.DataFrame:
+    """Mean, min and max of every metric over the repeats of each (pair, buffer), long."""
+    if per_run.empty:
+        return pd.DataFrame(columns=["pair", "buffer_bdp", "metric", "mean", "min", "max",
+                                     "n_runs"])
+    long = per_run.melt(id_vars=["pair", "buffer_bdp"], value_vars=list(METRICS),
+                        var_name="metric", value_name="value")
+    g = long.groupby(["pair", "buffer_bdp", "metric"])["value"]
+    return pd.DataFrame({"mean": g.mean(), "min": g.min(), "max": g.max(),
+                         "n_runs": g.size()}).reset_index()
+
+
+def accuracy(model: pd.DataFrame, measured_spread: pd.DataFrame) -> pd.DataFrame:
+    """Model minus measured mean, per pair and metric, over the buffers measured (drop-tail):
+    mean absolute and mean signed error, and how many buffers."""
+    cols = ["pair", "metric", "buffers", "mean_abs_error", "mean_error"]
+    if measured_spread.empty:
+        return pd.DataFrame(columns=cols)
+    m = model[model["aqm"] == "droptail"].melt(
+        id_vars=["pair", "buffer_bdp"], value_vars=list(METRICS), var_name="metric",
+        value_name="model")
+    j = measured_spread.merge(m, on=["pair", "buffer_bdp", "metric"], how="inner")
+    j["err"] = j["model"] - j["mean"]
+    g = j.groupby(["pair", "metric"])["err"]
+    return pd.DataFrame({"buffers": g.size(), "mean_abs_error": g.apply(lambda e: e.abs().mean()),
+                         "mean_error": g.mean()}).reset_index()[cols]
+
+
+TRACE_QUANTITIES = {"rate_pct": "rate (% of C)", "queue_pct": "queue (% of B)",
+                    "loss_pct": "loss (%)", "rtt_excess_pct": "RTT excess (% of d)",
+                    "window_pct": "window (% of BDP)"}
+
+
+def run_trace(run_dir: Path, flow: int = 0) -> pd.DataFrame:
+    """One stored run's trace normalised as in the paper's trace figures (Figs. 4, 5, 11,
+    12), long: t_s, quantity (a key of :data:`TRACE_QUANTITIES`) and percent.
+
+    Rate is the flow's receiver goodput per reporting interval, in % of the capacity (the
+    paper plots sending rates; the testbed records what arrived). Queue is the bottleneck
+    backlog in % of the buffer and loss its drops in % of the packets that reached it,
+    per queue sample. RTT excess is the sender's smoothed RTT above the configured base
+    RTT, in % of it, and window the sender's cwnd in % of the path BDP in 1500-byte
+    packets (the fluid model's packet), both from the socket samples.
+    """
+    run_dir = Path(run_dir)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    p = summary["params"]
+    flows = summary["flows"]
+    if not 0 <= flow < len(flows):
+        raise invalid("flow", flow, f"0..{len(flows) - 1} (the run's flows)")
+    rtt = float(flows[flow]["rtt_s"])
+    cap = float(p["capacity_bps"])
+    series = data.load_table(run_dir / data.RUN_FILES["series"], "series")
+    series = series[series["flow"] == flow]
+    q = data.load_table(run_dir / data.RUN_FILES["queue"], "queue")
+    sock = data.load_table(run_dir / data.RUN_FILES["sockets"], "sockets")
+    sock = sock[sock["flow"] == flow]
+    d_drop = q["drops"].diff()
+    arrived = q["sent_packets"].diff() + d_drop
+    bdp_pkts = cap * rtt / (8 * 1500)
+    parts = {
+        "rate_pct": (series["t_end_s"], series["goodput_bps"] / cap * 100),
+        "queue_pct": (q["t_s"], q["backlog_bytes"] / p["buffer_bytes"] * 100),
+        "loss_pct": (q["t_s"][1:], (d_drop / arrived.where(arrived > 0))[1:] * 100),
+        "rtt_excess_pct": (sock["t_s"], (sock["srtt_s"] - rtt) / rtt * 100),
+        "window_pct": (sock["t_s"], sock["cwnd"] / bdp_pkts * 100),
+    }
+    return pd.concat([pd.DataFrame({"t_s": t.to_numpy(dtype=float), "quantity": k,
+                                    "percent": v.to_numpy(dtype=float)})
+                      for k, (t, v) in parts.items()], ignore_index=True)
