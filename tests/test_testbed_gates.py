@@ -2,6 +2,7 @@
 
 import pytest
 
+from coexist import data
 from coexist.testbed import gates
 
 
@@ -87,3 +88,26 @@ def test_cpu_times_are_monotonic_seconds():
     b = provenance.cpu_times()
     assert set(a) == {"busy_s", "idle_s", "steal_s"}
     assert all(b[k] >= a[k] >= 0 for k in a)
+
+
+def test_cca_counts_only_samples_with_payload_acknowledged():
+    """iperf3 sets the algorithm after connect(): a handshake-only sample under the
+    namespace default (bytes_acked = 1) is not counted; one with payload is."""
+    import pandas as pd
+
+    bad = data.DATA / "runs" / "fluctuation" / "_invalid"
+    rows = [
+        {"flow": 0, "cca": "bbr", "bytes_acked": 1},       # connect, before setsockopt
+        {"flow": 0, "cca": "cubic", "bytes_acked": 53614},
+        {"flow": 1, "cca": "bbr", "bytes_acked": 2},
+        {"flow": 1, "cca": "cubic", "bytes_acked": 900},  # switched while sending: counted
+        {"flow": 2, "cca": "cubic", "bytes_acked": 1},    # never sent anything
+    ]
+    seen = gates.cca_while_sending(pd.DataFrame(rows), 3)
+    assert seen == [{"cubic"}, {"bbr", "cubic"}, set()]
+    assert gates.cca_while_sending(pd.DataFrame(), 2) == [set(), set()]
+    # the stored run the old rule rejected: flow 4's only bbr sample had sent nothing
+    runs = sorted(bad.glob("100mbit-5ms-b2-cubic10-bbr10-r1.*")) if bad.exists() else []
+    for run in runs:
+        sock = data.load_table(run / data.RUN_FILES["sockets"], "sockets")
+        assert gates.cca_while_sending(sock, 20)[4] == {"cubic"}

@@ -302,8 +302,7 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
         sock["acked_rate_bps"] = acked * 8 / dt
         sock = sock.drop(columns=["state", "peer_port"])
         sock = sock[["t_s", "flow", *[c for c in sock.columns if c not in ("t_s", "flow")]]]
-    cca_seen = [set(sock.loc[sock["flow"] == i, "cca"]) if not sock.empty else set()
-                for i in range(n)]
+    cca_seen = gates.cca_while_sending(sock, n)
 
     q = pd.DataFrame(queue)
     if not q.empty:

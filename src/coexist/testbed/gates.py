@@ -31,6 +31,21 @@ class Gate:
 DEFAULT = Thresholds()
 
 
+def cca_while_sending(sock, n_flows: int) -> list[set[str]]:
+    """Per flow, the CCAs its socket showed in the ``ss`` samples (a DataFrame with flow,
+    cca and bytes_acked) once it had payload acknowledged.
+
+    iperf3 connects a data socket first and sets its congestion control after (3.x client,
+    ``iperf_create_streams``), so a sample taken during that instant shows the namespace's
+    default algorithm on a socket that has sent nothing (bytes_acked <= 1, the SYN). Such a
+    sample says nothing about the algorithm that moved the data, so it is not counted.
+    """
+    if sock is None or len(sock) == 0:
+        return [set() for _ in range(n_flows)]
+    sending = sock[sock["bytes_acked"].fillna(0) > 1]
+    return [set(sending.loc[sending["flow"] == i, "cca"]) for i in range(n_flows)]
+
+
 def evaluate(m: dict, th: Thresholds = DEFAULT) -> list[Gate]:
     """Check the run's measurements ``m`` against ``th``.
 
