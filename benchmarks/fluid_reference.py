@@ -32,6 +32,7 @@ def run(cfg: solve.Config) -> solve.Trace:
     w, w_max = np.full(n, w0), np.full(n, w0)
     s = np.where(is_cubic, cubic.k_time(w_max), 0.0)
     tau_min, m_prt, t_prt, t_pbw = dp.copy(), np.zeros(n), np.zeros(n), np.zeros(n)
+    hold = np.zeros(n)
     x_btl, x_max, x_max_prev = w0 / dp, w0 / dp, w0 / dp
     v, m_dwn, m_crs = np.zeros(n), np.zeros(n), np.zeros(n)
     w_hi, w_lo = np.full(n, cfg.inflight_hi_factor * w0), np.full(n, w0)
@@ -92,13 +93,17 @@ def run(cfg: solve.Config) -> solve.Trace:
         x_dlv = np.where(y_then > 0, x_ack / np.where(y_then > 0, y_then, 1.0) * deliv, 0.0)
         tau_min = np.where(is_bbr, tau_min - np.maximum(tau_min - tau, 0.0), tau_min)
         period = np.where(m_prt > 0.5, 0.2, 10.0)
-        t_prt = t_prt + h
+        holding = cfg.rtprop_expiry & is_bbr & (m_prt > 0.5) & (hold > 0.0)
+        hold = np.where(holding, hold - h, hold)
+        t_prt = t_prt + np.where(holding, 0.0, h)
         flip = t_prt >= period
         reset = ~flip & (m_prt < 0.5) & (tau < tau_min - 1e-12)
         m_prt = np.where(is_bbr & flip, 1 - m_prt, m_prt)
         t_prt = np.where(flip | reset, 0.0, t_prt)
         if cfg.rtprop_expiry:
-            tau_min = np.where(is_bbr & flip & (m_prt > 0.5), tau, tau_min)
+            entering = is_bbr & flip & (m_prt > 0.5)
+            tau_min = np.where(entering, tau, tau_min)
+            hold = np.where(entering, tau, hold)
         t_period = np.where(is_v1, 8 * tau_min, np.minimum(63 * tau_min, 2 + (idx + 1.0) / n))
         t_pbw = t_pbw + h
         x_max = np.where(is_bbr, np.where(t_pbw < 0.01, 0.0,

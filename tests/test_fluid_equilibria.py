@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from coexist import measured, nash
-from coexist.fluid import equilibria
+from coexist.fluid import cache, equilibria
 from coexist.params import ParameterError
 
 
@@ -64,7 +64,8 @@ def test_equilibria_use_the_deviation_test_two_groups():
     assert ne.mix.tolist() == [(0, 1)]
 
 
-def test_fluid_mixes_conserve_capacity_and_are_deterministic():
+def test_fluid_mixes_conserve_capacity_and_are_deterministic(monkeypatch):
+    monkeypatch.setenv(cache.ENV, "off")  # both tables computed, none read from the memo
     kw = dict(capacity_bps=20e6, duration_s=6.0, warmup_s=2.0, step_s=5e-5, progress=False)
     a = equilibria.mix_table([0.01, 0.03], 1, [1.0], workers=1, **kw)
     b = equilibria.mix_table([0.01, 0.03], 1, [1.0], workers=2, **kw)

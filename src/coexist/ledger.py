@@ -90,12 +90,19 @@ def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float) -> Spec:
                         at_most("rtt_min_ms", "rtt_max_ms")))
 
 
-# numerics of the fluid-model equilibrium search: every mix is one run
-NE_NUMERICS = (
-    _p("duration_s", float, 30.0, low=2.0, high=600.0, help="simulated time per mix, s"),
-    _p("warmup_s", float, 10.0, low=0.0, high=600.0, help="discarded start of each run, s"),
-    _p("step_us", float, 50.0, low=1.0, high=200.0, help="integration step, us"),
-)
+# numerics of the fluid-model equilibrium search: every mix is one run. Runs must span
+# several ProbeRTT cycles (10 s each) for the shares to settle.
+def _ne_numerics(duration_s: float, warmup_s: float) -> tuple[Param, ...]:
+    return (
+        _p("duration_s", float, duration_s, low=2.0, high=600.0,
+           help="simulated time per mix, s"),
+        _p("warmup_s", float, warmup_s, low=0.0, high=600.0,
+           help="discarded start of each run, s"),
+        _p("step_us", float, 50.0, low=1.0, high=200.0, help="integration step, us"),
+    )
+
+
+NE_NUMERICS = _ne_numerics(60.0, 20.0)
 
 
 ENTRIES: tuple[Entry, ...] = (
@@ -158,7 +165,8 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("n_flows", int, 10, low=2, high=30),
                 _p("buffer_bdp", float, 2.0, low=1.0, high=100.0, low_open=True,
                    help="buffer, BDP (the closed form needs more than 1 BDP)"),
-                *NE_NUMERICS, rules=(ordered("warmup_s", "duration_s"),))),
+                *_ne_numerics(120.0, 30.0),  # as the mix-sweep campaign's runs
+                rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F8", "fig_m_f8.ipynb", "figure",
           "Throughput per algorithm and queueing delay vs the mix (measured; also F-Exp1)",
           _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),

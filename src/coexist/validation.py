@@ -53,7 +53,7 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
     """
     from tqdm.auto import tqdm
 
-    from .fluid import metrics, solve
+    from .fluid import cache, metrics, solve
 
     pairs = list(itertools.combinations_with_replacement(NAMES, 2))
     rtts = list(np.linspace(rtt_min_ms, rtt_max_ms, n_flows) / 1e3)
@@ -66,7 +66,8 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
                              buffer_bdp=buf, duration_s=duration_s, aqm=aqm,
                              sample_s=min(1e-3, n_flows / pps),
                              initial_window=pps * rtts[0] / n_flows)
-        m = metrics.aggregate(solve.run(cfg), warmup_s)
+        m = cache.memo("aggregate", {"config": repr(cfg), "warmup_s": float(warmup_s)},
+                       lambda cfg=cfg: metrics.aggregate(solve.run(cfg), warmup_s))
         rows.append({"pair": pair_label([a, b]), "aqm": aqm, "buffer_bdp": float(buf),
                      "jain": m["jain"], "loss_rate": m["loss_rate"],
                      "queue_share": m["queue_share"], "utilisation": m["utilisation"],

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .. import nash
 from ..params import invalid
-from . import metrics, solve
+from . import cache, metrics, solve
 
 BBR_VARIANTS = ("bbr1", "bbr2")
 
@@ -49,8 +49,19 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
 
     The buffer is ``buffer_bdp`` times the BDP of the shortest RTT, as in Mishra §4.5. Every
     flow starts at an equal share of that BDP, so no flow is favoured by its start.
-    ``rtprop_expiry`` switches on the Linux RTprop filter expiry (:mod:`.solve`).
+    ``rtprop_expiry`` switches on the Linux RTprop filter expiry (:mod:`.solve`). Results
+    are memoised on disk (:mod:`.cache`).
     """
+    inputs = {"mix": [int(k) for k in mix], "group_size": int(group_size),
+              "group_rtts_s": [float(r) for r in group_rtts_s], "buffer_bdp": float(buffer_bdp),
+              "capacity_bps": float(capacity_bps), "variant": variant,
+              "duration_s": float(duration_s), "warmup_s": float(warmup_s),
+              "step_s": float(step_s), "rtprop_expiry": bool(rtprop_expiry)}
+    return cache.memo("mix", inputs, lambda: _simulate_mix(**inputs)).copy()
+
+
+def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
+                  duration_s, warmup_s, step_s, rtprop_expiry) -> pd.DataFrame:
     ccas, rtts, groups = mix_flows(mix, group_size, group_rtts_s, variant)
     n = len(ccas)
     pps = capacity_bps / (8 * solve.PACKET_BYTES)

@@ -34,16 +34,21 @@ How the paper's equations are read where it leaves room:
   ``inflight_hi_factor`` initial windows (Insight 5 depends on it).
 - Windows never go below one packet.
 
-One extension beyond the paper, off by default (``rtprop_expiry``). Eq. (9) only ever
-lowers τmin, so BBR's RTprop stays at the propagation delay whatever the queue. Linux BBR
-keeps its min-RTT for 10 s only: when that filter expires (which is when ProbeRTT starts)
-the next RTT sample replaces it, even a larger one, and ProbeRTT's own samples can then only
-lower it. Beside loss-based flows that keep a standing queue, that sample includes their
-queue, so RTprop, the BDP estimate and BBR's window (2 x x_btl x RTprop) grow. With the
-option on, entering ProbeRTT sets τmin to the RTT seen at that moment; eq. (9) applies
-unchanged from there. Mishra et al.'s closed form rests on the same mechanism (their
-RTprop includes the queue), and the book tests how far it explains the fluid model's gap
-to measurements.
+One extension beyond the paper, off by default (``rtprop_expiry``): Linux BBR's RTprop
+filter and ProbeRTT timing. Eq. (9) only ever lowers τmin, so BBR's RTprop stays at the
+propagation delay whatever the queue. Linux BBR keeps its min-RTT for 10 s only: when that
+filter expires (which is when ProbeRTT starts) the next RTT sample replaces it, even a
+larger one, and ProbeRTT's own samples can then only lower it. Beside loss-based flows
+that keep a standing queue, those samples include their queue, so RTprop, the BDP
+estimate and BBR's window (2 x x_btl x RTprop) grow. Linux also holds ProbeRTT for 200 ms
+counted from the moment its inflight has drained to the ProbeRTT window, not from entry
+(eq. 12), so its own queued data has left before it takes its samples. With the option
+on, entering ProbeRTT sets τmin to the RTT seen at that moment, the 200 ms start one RTT
+(the one at entry) later, when what was in flight at entry has been acknowledged, and
+eq. (9) applies unchanged. (The model's inflight v of eq. 19 cannot serve as the drain
+test: it is an integral of rate differences that need not return to the window.) Mishra et
+al.'s closed form rests on the same mechanism (their RTprop includes the queue), and the
+book tests how far it explains the fluid model's gap to measurements.
 """
 
 from __future__ import annotations
@@ -171,6 +176,7 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
     tau_min = dp_s.copy()
     m_prt = np.zeros(n)
     t_prt = np.zeros(n)
+    hold = np.zeros(n)  # Linux ProbeRTT (expiry option): time left until drained
     t_pbw = np.zeros(n)
     x_btl = w0 / dp_s
     x_max = w0 / dp_s
@@ -275,12 +281,16 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
                 # ProbeRTT mode and timer (eqs. 11-13): flip when the timer expires; a new
                 # RTprop sample restarts the ProbeBW timer
                 period = 0.2 if m_prt[i] > 0.5 else 10.0
-                t_prt[i] += h
+                if expiry and m_prt[i] > 0.5 and hold[i] > 0.0:
+                    hold[i] -= h  # Linux counts the 200 ms once what was in flight is out
+                else:
+                    t_prt[i] += h
                 if t_prt[i] >= period:
                     m_prt[i] = 1.0 - m_prt[i]
                     t_prt[i] = 0.0
                     if expiry and m_prt[i] > 0.5:  # Linux: an expired filter takes the
                         tau_min[i] = rtt           # next sample, even a larger one
+                        hold[i] = rtt  # what was in flight at entry is acked one RTT on
                 elif m_prt[i] < 0.5 and rtt < tau_min[i] - 1e-12:
                     t_prt[i] = 0.0
                 # ProbeBW period (eq. 16 and eq. 20 / eq. 24)

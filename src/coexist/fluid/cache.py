@@ -1,0 +1,82 @@
+"""A disk memo for fluid-model results.
+
+The solver is deterministic, so a result is a function of its inputs and of the model's
+code. Several figures ask for the same runs, and the book build and the figure check both
+execute every notebook; the memo computes each run once per build. Keys hash the inputs
+together with the source of the fluid-model package, so any change to the model's code
+misses the memo. The memo lives in the book's build directory (``_build/fluid-cache``), so
+a clean checkout starts empty; ``COEXIST_FLUID_CACHE`` names another directory, or ``off``
+disables it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PACKAGE = Path(__file__).resolve().parent
+ROOT = PACKAGE.parents[2]
+ENV = "COEXIST_FLUID_CACHE"
+
+
+@functools.lru_cache(maxsize=1)
+def code_hash() -> str:
+    """sha256 over the fluid-model package's source files."""
+    h = hashlib.sha256()
+    for path in sorted(PACKAGE.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def directory() -> Path | None:
+    """Where the memo lives, or None when it is off (or there is no book checkout)."""
+    value = os.environ.get(ENV, "")
+    if value.lower() == "off":
+        return None
+    if value:
+        return Path(value)
+    return ROOT / "_build" / "fluid-cache" if (ROOT / "_config.yml").exists() else None
+
+
+def key(kind: str, inputs: dict[str, Any]) -> str:
+    """The memo key of ``inputs`` for one kind of result under the current model code."""
+    text = json.dumps({"kind": kind, "inputs": inputs, "code": code_hash()}, sort_keys=True,
+                      default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any]) -> Any:
+    """``compute()``, or its stored result for the same kind, inputs and model code.
+
+    Results are written atomically (a temporary file renamed into place), so concurrent
+    threads or processes never read half a file; an unreadable entry is computed again.
+    """
+    where = directory()
+    if where is None:
+        return compute()
+    path = where / kind / f"{key(kind, inputs)}.pkl"
+    if path.exists():
+        try:
+            with path.open("rb") as f:
+                return pickle.load(f)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            pass
+    value = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return value

@@ -1,0 +1,68 @@
+"""The disk memo of fluid-model results: hits, misses, invalidation, and no effect on
+results."""
+
+import pandas as pd
+import pytest
+
+from coexist.fluid import cache, equilibria
+
+
+@pytest.fixture
+def memo_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "memo"))
+    return tmp_path / "memo"
+
+
+def counter():
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"value": len(calls)}
+    return calls, compute
+
+
+def test_same_inputs_compute_once_other_inputs_again(memo_dir):
+    calls, compute = counter()
+    assert cache.memo("k", {"a": 1.0}, compute) == {"value": 1}
+    assert cache.memo("k", {"a": 1.0}, compute) == {"value": 1}
+    assert len(calls) == 1
+    assert cache.memo("k", {"a": 2.0}, compute) == {"value": 2}
+    assert cache.memo("other", {"a": 1.0}, compute) == {"value": 3}
+    assert len(list(memo_dir.rglob("*.pkl"))) == 3 and not list(memo_dir.rglob("*.tmp"))
+
+
+def test_off_computes_every_time(monkeypatch):
+    monkeypatch.setenv(cache.ENV, "off")
+    calls, compute = counter()
+    cache.memo("k", {"a": 1}, compute)
+    cache.memo("k", {"a": 1}, compute)
+    assert len(calls) == 2 and cache.directory() is None
+
+
+def test_unreadable_entry_is_computed_again(memo_dir):
+    calls, compute = counter()
+    cache.memo("k", {"a": 1}, compute)
+    (path,) = memo_dir.rglob("*.pkl")
+    path.write_bytes(b"not a pickle")
+    assert cache.memo("k", {"a": 1}, compute) == {"value": 2}
+    assert cache.memo("k", {"a": 1}, compute) == {"value": 2}
+
+
+def test_model_code_is_part_of_the_key(monkeypatch):
+    before = cache.key("k", {"a": 1})
+    monkeypatch.setattr(cache, "code_hash", lambda: "changed")
+    assert cache.key("k", {"a": 1}) != before
+
+
+def test_memoised_mix_equals_a_fresh_run(memo_dir, monkeypatch):
+    kw = dict(group_size=2, group_rtts_s=[0.02], buffer_bdp=2.0, capacity_bps=20e6,
+              duration_s=3.0, warmup_s=1.0)
+    first = equilibria.simulate_mix((1,), **kw)
+    again = equilibria.simulate_mix((1,), **kw)   # from the memo
+    again.loc[0, "goodput_bps"] = -1.0            # a copy: the memo is not modified
+    monkeypatch.setenv(cache.ENV, "off")
+    fresh = equilibria.simulate_mix((1,), **kw)
+    pd.testing.assert_frame_equal(first, fresh)
+    monkeypatch.setenv(cache.ENV, str(memo_dir))
+    pd.testing.assert_frame_equal(equilibria.simulate_mix((1,), **kw), fresh)
