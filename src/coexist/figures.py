@@ -23,6 +23,8 @@ PALETTE = {
     "Ware et al.": "#66a61e",
     "fair share": "#666666",
     "measured (this testbed)": "#222222",
+    "fluid model": "#e6ab02",
+    "fluid model, RTprop expiring": "#a6761d",
 }
 
 
