@@ -7,6 +7,10 @@ re-run it and figures never use it.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ class Gate:
 DEFAULT = Thresholds()
 
 
-def cca_while_sending(sock, n_flows: int) -> list[set[str]]:
+def cca_while_sending(sock: pd.DataFrame | None, n_flows: int) -> list[set[str]]:
     """Per flow, the CCAs its socket showed in the ``ss`` samples (a DataFrame with flow,
     cca and bytes_acked) once it had payload acknowledged.
 
