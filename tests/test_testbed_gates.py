@@ -111,3 +111,17 @@ def test_cca_counts_only_samples_with_payload_acknowledged():
     for run in runs:
         sock = data.load_table(run / data.RUN_FILES["sockets"], "sockets")
         assert gates.cca_while_sending(sock, 20)[4] == {"cubic"}
+
+
+def test_git_commit_is_the_one_the_process_started_with(monkeypatch):
+    """A long campaign reports the code it loaded, not a checkout that moved on since."""
+    from coexist import provenance
+
+    answers = iter(["aaa", "bbb"])
+    monkeypatch.setattr(provenance, "_first_line", lambda argv: next(answers))
+    provenance.git_commit.cache_clear()
+    try:
+        assert provenance.git_commit()["commit"] == "aaa"
+        assert provenance.git_commit()["commit"] == "aaa"  # the checkout moved: still aaa
+    finally:
+        provenance.git_commit.cache_clear()

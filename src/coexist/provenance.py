@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import subprocess
@@ -49,8 +50,11 @@ def cpu_times() -> dict[str, float]:
             "idle_s": (idle + iowait) / hz, "steal_s": steal / hz}
 
 
+@functools.cache
 def git_commit() -> dict:
-    """Commit of the checkout this package runs from, and whether it had local changes."""
+    """Commit of the checkout this package runs from, and whether it had local changes,
+    as of the first call in this process: the code the process loaded. A campaign that runs
+    for hours keeps reporting the commit it started from, even if the checkout moves on."""
     commit = _first_line(["git", "-C", str(ROOT), "rev-parse", "HEAD"])
     status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "src"],
                             capture_output=True, text=True)
