@@ -122,3 +122,11 @@ def test_rtprop_expiry_reaches_the_solver():
         rate = t.set_index("cca").goodput_bps
         share[expiry] = rate[nash.BBR] / rate.sum()
     assert share[False] < 0.25 and share[True] > 0.4
+
+
+def test_two_flow_bbr_share_is_bbr_over_both():
+    kw = dict(buffer_bdp=2.0, capacity_bps=20e6, duration_s=4.0, warmup_s=1.0)
+    share = equilibria.two_flow_bbr_share(rtt_s=0.02, **kw)
+    t = equilibria.simulate_mix((1,), group_size=2, group_rtts_s=[0.02], **kw).set_index("cca")
+    assert share == pytest.approx(t.goodput_bps[nash.BBR] / t.goodput_bps.sum(), rel=1e-12)
+    assert 0 < share < 1

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import data
+from . import data, measured
 from .params import invalid
 
 NAMES = {"reno": "Reno", "cubic": "CUBIC", "bbr1": "BBRv1", "bbr2": "BBRv2"}
@@ -102,8 +102,6 @@ def measured_metrics(rtt_min_ms: float, n_flows: int = 10,
                      data_dir: Path = data.DATA) -> pd.DataFrame:
     """One row per stored valid run of the fluid-validation campaign with ``n_flows``
     senders whose shortest RTT is ``rtt_min_ms``: pair, buffer, repeat and the metrics."""
-    from . import measured
-
     cols = ["pair", "buffer_bdp", "repeat", "key", *METRICS]
     table = measured.campaign_table(CAMPAIGN, data_dir)
     if table.empty:
@@ -122,14 +120,9 @@ def measured_metrics(rtt_min_ms: float, n_flows: int = 10,
 
 def spread(per_run: pd.DataFrame) -> pd.DataFrame:
     """Mean, min and max of every metric over the repeats of each (pair, buffer), long."""
-    if per_run.empty:
-        return pd.DataFrame(columns=["pair", "buffer_bdp", "metric", "mean", "min", "max",
-                                     "n_runs"])
     long = per_run.melt(id_vars=["pair", "buffer_bdp"], value_vars=list(METRICS),
                         var_name="metric", value_name="value")
-    g = long.groupby(["pair", "buffer_bdp", "metric"])["value"]
-    return pd.DataFrame({"mean": g.mean(), "min": g.min(), "max": g.max(),
-                         "n_runs": g.size()}).reset_index()
+    return measured.spread(long, ["pair", "buffer_bdp", "metric"], "value")
 
 
 def accuracy(model: pd.DataFrame, measured_spread: pd.DataFrame) -> pd.DataFrame:

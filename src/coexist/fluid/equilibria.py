@@ -60,6 +60,19 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
     return cache.memo("mix", inputs, lambda: _simulate_mix(**inputs)).copy()
 
 
+def two_flow_bbr_share(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
+                       duration_s: float, warmup_s: float, step_s: float = 5e-5,
+                       rtprop_expiry: bool = False) -> float:
+    """BBR's share of the goodput of 1 CUBIC vs 1 BBRv1 flow in the fluid model, the
+    setting of Mishra et al.'s two-flow model (one :func:`simulate_mix` run)."""
+    t = simulate_mix((1,), group_size=2, group_rtts_s=[rtt_s], buffer_bdp=buffer_bdp,
+                     capacity_bps=capacity_bps, duration_s=duration_s, warmup_s=warmup_s,
+                     step_s=step_s, rtprop_expiry=rtprop_expiry)
+    bbr = t.loc[t.cca == nash.BBR, "goodput_bps"].iloc[0]
+    cub = t.loc[t.cca == nash.CUBIC, "goodput_bps"].iloc[0]
+    return float(bbr / (bbr + cub))
+
+
 def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
                   duration_s, warmup_s, step_s, rtprop_expiry) -> pd.DataFrame:
     ccas, rtts, groups = mix_flows(mix, group_size, group_rtts_s, variant)
