@@ -102,3 +102,25 @@ def test_registry_and_clean_without_namespaces(tmp_path, monkeypatch):
     assert "cx-dead01-r" in out["removed"] and out["live"] == []  # own pid counts as cleanable
     assert not (tmp_path / "dead01.json").exists()
     assert "other" not in removed
+
+
+def test_every_link_has_static_neighbours_both_ways():
+    """No ARP on any link: a reply stuck in a deep bottleneck queue must not stall the ACKs."""
+    p = plan()
+    cmds = p.commands()
+    macs = {(c[2], c[5]): c[7] for c in cmds if c[3:5] == ["link", "set"] and "address" in c}
+    assert set(macs) == set(p.interfaces())
+    assert len(set(macs.values())) == len(macs)
+    assert all(m.startswith("02:") for m in macs.values())  # locally administered
+    neigh = [c for c in cmds if c[3:5] == ["neigh", "replace"]]
+    assert len(neigh) == len(p.interfaces())  # one entry per veth end, for its peer
+    owner = {ip: (ns, dev) for ns, dev, ip in p.addressed_interfaces()}
+    for c in neigh:
+        ns, peer_ip, lladdr, dev = c[2], c[5], c[7], c[9]
+        assert c[-2:] == ["nud", "permanent"]
+        assert lladdr == macs[owner[peer_ip]]  # the peer's real address
+        assert owner[peer_ip] != (ns, dev)
+    # addresses and entries are in place before any link comes up
+    first_up = next(i for i, c in enumerate(cmds) if c[-1] == "up" and "link" in c)
+    assert max(i for i, c in enumerate(cmds) if "neigh" in c or "address" in c) < first_up
+    assert topology.mac_of("10.20.0.2") == "02:00:0a:14:00:02"

@@ -13,6 +13,12 @@ reverse (ACK) path at the router, per sender group: by a netem qdisc on ``s<i>``
 kernel has netem, otherwise by routing the ACKs through a TUN device ``dl<i>`` served by
 the delay line (``delayline.c``). Data packets therefore meet only the bottleneck queue.
 
+Every link's neighbour entries are static (fixed MAC addresses, ``nud permanent``). With
+ARP, the router's replies to the receiver would wait in the bottleneck queue; once that
+queue holds more than the kernel's 3-s unicast probe budget (100 BDP at 40 ms), the
+receiver's entry fails, its ACKs wait unresolved for seconds and leave in one burst of
+thousands, which overflows the per-CPU backlog (``netdev_max_backlog``).
+
 Everything lives inside namespaces named ``cx-<run id>-...``: deleting them removes every
 interface, qdisc and route, and no traffic can reach an address outside them.
 """
@@ -57,6 +63,11 @@ def sender_ip(group: int) -> str:
 
 def router_sender_ip(group: int) -> str:
     return f"10.10.{group}.1"
+
+
+def mac_of(ip: str) -> str:
+    """The fixed, locally administered MAC address of the interface that owns ``ip``."""
+    return "02:00:" + ":".join(f"{int(octet):02x}" for octet in ip.split("."))
 
 
 @dataclass(frozen=True)
@@ -115,6 +126,11 @@ class Plan:
             ["ip", "-n", r, "addr", "add", f"{ROUTER_RECEIVER_IP}/24", "dev", BOTTLENECK_DEV],
             ["ip", "-n", d, "addr", "add", f"{RECEIVER_IP}/24", "dev", "eth0"],
         ]
+        for ns, dev, ip in self.addressed_interfaces():
+            cmds.append(["ip", "-n", ns, "link", "set", dev, "address", mac_of(ip)])
+        for ns, dev, peer_ip in self.neighbours():
+            cmds.append(["ip", "-n", ns, "neigh", "replace", peer_ip, "lladdr", mac_of(peer_ip),
+                         "dev", dev, "nud", "permanent"])
         for ns, dev in self.interfaces():
             cmds.append(["ip", "-n", ns, "link", "set", dev, "up"])
             # no segmentation offloads anywhere: the bottleneck must see MTU-sized packets
@@ -131,9 +147,23 @@ class Plan:
 
     def interfaces(self) -> list[tuple[str, str]]:
         """(namespace, veth name) of every veth end."""
-        out = [(s, "eth0") for s in self.senders]
-        out += [(self.router, f"s{g}") for g in range(len(self.senders))]
-        out += [(self.router, BOTTLENECK_DEV), (self.receiver, "eth0")]
+        return [(ns, dev) for ns, dev, _ in self.addressed_interfaces()]
+
+    def addressed_interfaces(self) -> list[tuple[str, str, str]]:
+        """(namespace, veth name, IPv4 address) of every veth end."""
+        out = [(s, "eth0", sender_ip(g)) for g, s in enumerate(self.senders)]
+        out += [(self.router, f"s{g}", router_sender_ip(g)) for g in range(len(self.senders))]
+        out += [(self.router, BOTTLENECK_DEV, ROUTER_RECEIVER_IP),
+                (self.receiver, "eth0", RECEIVER_IP)]
+        return out
+
+    def neighbours(self) -> list[tuple[str, str, str]]:
+        """(namespace, veth name, the peer's address): the static entries, both ways."""
+        out = []
+        for g, s in enumerate(self.senders):
+            out += [(s, "eth0", router_sender_ip(g)), (self.router, f"s{g}", sender_ip(g))]
+        out += [(self.router, BOTTLENECK_DEV, RECEIVER_IP),
+                (self.receiver, "eth0", ROUTER_RECEIVER_IP)]
         return out
 
     def bottleneck_commands(self) -> list[list[str]]:
