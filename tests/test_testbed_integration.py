@@ -180,3 +180,26 @@ def test_bad_parameters_exit_2_before_touching_the_machine(env):
                             "2", "--flows", "bbr:1"), env=env, capture_output=True, text=True)
     assert p.returncode == 2 and "'capacity'" in p.stderr
     assert _netns() == before
+
+
+def test_built_links_have_permanent_neighbours_and_carry_traffic(env):
+    """The neighbour entries the plan asks for are what the kernel holds, and packets pass."""
+    import uuid
+
+    from coexist.testbed import spec, topology
+
+    plan = topology.Plan(uuid.uuid4().hex[:6], spec.experiment(
+        capacity="20mbit", rtt="20ms", buffer_bdp=2, flows="cubic:1,bbr:1@30ms"), "tun")
+    try:
+        topology.setup(plan)
+        for ns, dev, peer_ip in plan.neighbours():
+            (entry,) = json.loads(topology.sh(["ip", "-n", ns, "-j", "neigh", "show", "dev", dev,
+                                               peer_ip]))
+            assert entry["state"] == ["PERMANENT"], (ns, dev, entry)
+            assert entry["lladdr"] == topology.mac_of(peer_ip)
+        # across the bottleneck link and back (replies to senders need the delay line)
+        topology.sh(["ip", "netns", "exec", plan.receiver, "ping", "-c", "1", "-W", "2",
+                     topology.ROUTER_RECEIVER_IP])
+    finally:
+        topology.teardown(plan)
+    assert not set(plan.namespaces) & _netns()
