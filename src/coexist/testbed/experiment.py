@@ -191,13 +191,15 @@ def run(exp: Experiment, *, progress: bool = True,
             for name, p in procs.items:
                 if name.startswith("probe") and p.poll() is None:
                     p.send_signal(signal.SIGINT)
-            if dl is not None:
-                dl.send_signal(signal.SIGTERM)
-                dl.wait(10)
             for name, p in procs.items:
                 if name.startswith("probe"):
                     p.wait(10)
+            # drop counters close with the traffic, before the delay line stops: a TUN
+            # device without its reader drops what arrives later (a late closing FIN)
             other = _other_drops(plan)
+            if dl is not None:
+                dl.send_signal(signal.SIGTERM)
+                dl.wait(10)
             if dl is not None:
                 stats = measure.parse_delayline_stats((workdir / "delayline.json").read_text())
                 for dev in stats["devices"]:
