@@ -77,3 +77,20 @@ def test_observed_equilibria_from_mixes():
     partial = measured.observed_equilibria(runs[runs.n_bbr != 1], 3)
     assert partial["mixes"].tolist() == [3] and partial["equilibrium_bbr_flows"].isna().all()
     assert measured.observed_equilibria(runs, 5).empty
+
+
+def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
+    runs = data.run_summaries()
+    summaries = sorted((data.DATA / "runs").glob("*/*/summary.json")) + \
+        sorted((data.DATA / "runs").glob("*/_invalid/*/summary.json"))
+    assert len(runs) == len(summaries) and runs["run_id"].is_unique
+    invalid = {p.parent.name.rsplit(".", 1)[1] for p in summaries if "_invalid" in p.parts}
+    assert set(runs.loc[~runs["valid"], "run_id"]) == invalid
+    assert (runs.loc[~runs["valid"], "reasons"] != "").all()
+    s = json.loads(summaries[-1].read_text())  # the steal share recomputed from one summary
+    row = runs.set_index("run_id").loc[s["run_id"]]
+    steal = s["provenance"]["cpu_seconds_during_run"]["steal_s"]
+    assert row["steal_pct"] == pytest.approx(
+        100 * steal / (s["provenance"]["cores"] * s["wall_s"]))
+    present = runs["steal_pct"].dropna()
+    assert len(present) and present.between(0, 100).all()

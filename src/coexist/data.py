@@ -323,7 +323,8 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     |p99 - RTT| over sender groups), lateness_p999_ms, delay_cpu_pct, other_drops,
     bbr_share, jain_index, mean_queue_delay_s, load (deliberate background load),
     loadavg_start (1-minute load average when the run started), steal_s (CPU time the
-    hypervisor took from this machine during the run), time_utc.
+    hypervisor took from this machine during the run), steal_pct (that time as a percentage
+    of the machine's CPU time over the run: cores x wall time), time_utc.
     """
     rows = []
     runs = Path(data_dir) / "runs"
@@ -333,6 +334,8 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
         camp = summary.relative_to(runs).parts[0]
         gates = {g["name"]: g for g in s["gates"]}
         dl = s.get("delay_line") or {}
+        steal = (s["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s")
+        cores = s["provenance"].get("cores")
         rows.append({
             "campaign": camp, "key": s.get("campaign", {}).get("key", summary.parent.name),
             "run_id": s["run_id"], "valid": bool(s["valid"]),
@@ -346,7 +349,9 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "mean_queue_delay_s": s["mean_queue_delay_s"], "load": s.get("load", "none"),
             "loadavg_start": (s["provenance"].get("loadavg_1_5_15") or {}).get("start",
                                                                                [None])[0],
-            "steal_s": (s["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s"),
+            "steal_s": steal,
+            "steal_pct": 100 * steal / (cores * s["wall_s"])
+            if steal is not None and cores and s.get("wall_s") else None,
             "time_utc": s["provenance"]["time_utc"],
         })
     return pd.DataFrame(rows)
