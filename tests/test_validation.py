@@ -112,3 +112,73 @@ def test_run_trace_is_normalised_like_the_paper():
     assert by.mean()["window_pct"] > 50  # BBR keeps at least about one BDP in flight
     with pytest.raises(ParameterError, match="flow"):
         validation.run_trace(RUN, flow=2)
+
+
+def _long(pair, buffers, values, metric="jain"):
+    return pd.DataFrame({"pair": pair, "buffer_bdp": buffers, "metric": metric,
+                         "mean": values})
+
+
+def _model(rows):
+    """Model rows (drop-tail and a RED row that must be ignored) from (pair, buffer, jain)."""
+    out = []
+    for pair, buf, jain in rows:
+        for aqm, j in (("droptail", jain), ("red", 1.0 - jain)):
+            out.append({"pair": pair, "aqm": aqm, "buffer_bdp": buf, "jain": j,
+                        "loss_rate": 0.0, "queue_share": 0.5, "utilisation": 1.0,
+                        "jitter_ms": 0.0})
+    return pd.DataFrame(out)
+
+
+def test_trend_agreement_judges_only_clear_measured_trends():
+    bufs = [1.0, 2.0, 3.0, 4.0]
+    model = _model([(p, b, v) for p, vals in (("Reno/Reno", [0.5, 0.6, 0.7, 0.8]),
+                                              ("CUBIC/CUBIC", [0.5, 0.6, 0.7, 0.8]),
+                                              ("Reno/CUBIC", [0.5, 0.6, 0.7, 0.8]))
+                    for b, v in zip(bufs, vals, strict=True)])
+    meas = pd.concat([_long("Reno/Reno", bufs, [0.1, 0.2, 0.3, 0.9]),      # same direction
+                      _long("CUBIC/CUBIC", bufs, [0.9, 0.8, 0.2, 0.1]),    # opposite
+                      _long("Reno/CUBIC", bufs, [0.5, 0.5, 0.5, 0.5])])    # no trend
+    t = validation.trend_agreement(model, meas).set_index("pair")
+    assert t.loc["Reno/Reno", "agree"] is True and t.loc["Reno/Reno", "rho_measured"] == 1.0
+    assert t.loc["CUBIC/CUBIC", "agree"] is False
+    assert t.loc["CUBIC/CUBIC", "rho_measured"] == pytest.approx(-1.0)
+    assert t.loc["Reno/CUBIC", "agree"] is None  # constant measured side: no verdict
+    assert (t["rho_model"] == 1.0).all() and (t["buffers"] == 4).all()
+    # two buffers are too few to call a trend
+    short = validation.trend_agreement(model, meas[meas.buffer_bdp <= 2.0])
+    assert short["agree"].isna().all()
+
+
+def test_ranking_agreement_and_error_by_metric():
+    pairs = ["Reno/Reno", "CUBIC/CUBIC", "Reno/CUBIC"]
+    model = _model([(p, 2.0, v) for p, v in zip(pairs, [0.9, 0.5, 0.7], strict=True)])
+    same = pd.concat([_long(p, [2.0], [v]) for p, v in zip(pairs, [0.8, 0.4, 0.6], strict=True)])
+    rev = pd.concat([_long(p, [2.0], [v]) for p, v in zip(pairs, [0.4, 0.8, 0.6], strict=True)])
+    assert validation.ranking_agreement(model, same)["rho"].tolist() == [pytest.approx(1.0)]
+    assert validation.ranking_agreement(model, rev)["rho"].tolist() == [pytest.approx(-1.0)]
+    assert validation.ranking_agreement(model, same.iloc[:2]).empty  # too few pairs
+    err = validation.error_by_metric(model, same).set_index("metric")
+    assert err.loc["jain", "mean_abs_error"] == pytest.approx(0.1)  # drop-tail rows only
+    assert err.loc["jain", "settings"] == 3
+
+
+def test_tiny_changes_and_spreads_are_not_judged():
+    bufs = [1.0, 2.0, 3.0, 4.0]
+    model = _model([("Reno/Reno", b, v) for b, v in zip(bufs, [0.9, 0.8, 0.7, 0.6],
+                                                        strict=True)])
+    creep = _long("Reno/Reno", bufs, [0.97, 0.98, 0.985, 0.99])  # ordered, 2 % of its scale
+    (row,) = validation.trend_agreement(model, creep).itertuples()
+    assert row.rho_measured == 1.0 and row.agree is None
+    assert validation.trend_agreement(model, creep, min_change=0.01)["agree"].tolist() == [False]
+    # loss rates: small numbers, but a clear trend on their own scale
+    loss = _long("Reno/Reno", bufs, [0.04, 0.02, 0.01, 0.0])
+    assert validation.trend_agreement(model, loss)["agree"].tolist() == [True]
+    noise = _long("Reno/Reno", bufs, [0.0004, 0.0003, 0.0001, 0.0])  # below the floor
+    assert validation.trend_agreement(model, noise)["agree"].isna().all()
+    pairs = ["Reno/Reno", "CUBIC/CUBIC", "Reno/CUBIC"]
+    flat = _model([(p, 2.0, v) for p, v in zip(pairs, [0.99, 0.995, 1.0], strict=True)])
+    wide = pd.concat([_long(p, [2.0], [v]) for p, v in zip(pairs, [0.2, 0.5, 0.9],
+                                                           strict=True)])
+    assert validation.ranking_agreement(flat, wide).empty  # the model spreads them by 0.01
+    assert len(validation.ranking_agreement(flat, wide, min_spread=0.005)) == 1

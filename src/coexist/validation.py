@@ -131,14 +131,94 @@ def accuracy(model: pd.DataFrame, measured_spread: pd.DataFrame) -> pd.DataFrame
     cols = ["pair", "metric", "buffers", "mean_abs_error", "mean_error"]
     if measured_spread.empty:
         return pd.DataFrame(columns=cols)
-    m = model[model["aqm"] == "droptail"].melt(
-        id_vars=["pair", "buffer_bdp"], value_vars=list(METRICS), var_name="metric",
-        value_name="model")
-    j = measured_spread.merge(m, on=["pair", "buffer_bdp", "metric"], how="inner")
-    j["err"] = j["model"] - j["mean"]
+    j = _paired(model, measured_spread)
+    j["err"] = j["model"] - j["measured"]
     g = j.groupby(["pair", "metric"])["err"]
     return pd.DataFrame({"buffers": g.size(), "mean_abs_error": g.apply(lambda e: e.abs().mean()),
                          "mean_error": g.mean()}).reset_index()[cols]
+
+
+def _paired(model: pd.DataFrame, measured_spread: pd.DataFrame) -> pd.DataFrame:
+    """Model (drop-tail) and measured mean side by side: pair, buffer_bdp, metric, model,
+    measured."""
+    m = model[model["aqm"] == "droptail"].melt(
+        id_vars=["pair", "buffer_bdp"], value_vars=list(METRICS), var_name="metric",
+        value_name="model")
+    j = measured_spread.rename(columns={"mean": "measured"})[
+        ["pair", "buffer_bdp", "metric", "measured"]]
+    return j.merge(m, on=["pair", "buffer_bdp", "metric"], how="inner")
+
+
+def _spearman(x: pd.Series, y: pd.Series) -> float:
+    """Spearman's rank correlation, NaN when either side is constant."""
+    if x.nunique() < 2 or y.nunique() < 2:
+        return float("nan")
+    return float(x.rank().corr(y.rank()))
+
+
+def _wide(values: pd.Series, relative: float, floor: float) -> bool:
+    """Whether the values span at least ``relative`` of their largest magnitude and at
+    least ``floor``."""
+    span = float(values.max() - values.min())
+    return span >= max(relative * float(values.abs().max()), floor)
+
+
+def trend_agreement(model: pd.DataFrame, measured_spread: pd.DataFrame, *,
+                    min_buffers: int = 3, clear_rho: float = 0.5,
+                    min_change: float = 0.1, floor: float = 0.002) -> pd.DataFrame:
+    """Does the model get the direction of each metric's change with the buffer right
+    (Scherrer et al., Insight 7, first half)?
+
+    Per pair and metric, over the buffers measured: Spearman's rho of the metric against
+    the buffer size, for the model and for the measured means. ``agree`` is whether the
+    signs match (a flat model disagrees), judged only where the measured trend is clear:
+    at least ``min_buffers`` buffers, |rho| >= ``clear_rho``, and a measured range of at
+    least ``min_change`` of the largest measured value and at least ``floor`` (a
+    utilisation moving from 0.98 to 0.99 has a rank order but no trend worth judging,
+    while loss rates live on a scale of hundredths). Elsewhere it is missing.
+    """
+    cols = ["pair", "metric", "buffers", "rho_model", "rho_measured", "agree"]
+    j = _paired(model, measured_spread)
+    rows = []
+    for (pair, metric), g in j.groupby(["pair", "metric"], sort=True):
+        rho_mod = _spearman(g["buffer_bdp"], g["model"])
+        rho_mea = _spearman(g["buffer_bdp"], g["measured"])
+        clear = (len(g) >= min_buffers and abs(rho_mea) >= clear_rho  # False for NaN
+                 and _wide(g["measured"], min_change, floor))
+        agree = (bool(np.sign(rho_mod) == np.sign(rho_mea)) if not np.isnan(rho_mod)
+                 else False) if clear else None
+        rows.append({"pair": pair, "metric": metric, "buffers": len(g),
+                     "rho_model": rho_mod, "rho_measured": rho_mea, "agree": agree})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def ranking_agreement(model: pd.DataFrame, measured_spread: pd.DataFrame, *,
+                      min_pairs: int = 3, min_spread: float = 0.1,
+                      floor: float = 0.002) -> pd.DataFrame:
+    """Does the model rank the CCA pairs right on each metric (Insight 7, second half)?
+
+    Per metric and buffer with at least ``min_pairs`` pairs measured, where both the model
+    and the measurements spread the pairs over at least ``min_spread`` of their largest
+    value and at least ``floor`` (otherwise the order is noise): Spearman's rho between
+    the model's and the measured values across the pairs (1: same order, -1: reversed)."""
+    cols = ["metric", "buffer_bdp", "pairs", "rho"]
+    j = _paired(model, measured_spread)
+    rows = [{"metric": metric, "buffer_bdp": buf, "pairs": len(g),
+             "rho": _spearman(g["model"], g["measured"])}
+            for (metric, buf), g in j.groupby(["metric", "buffer_bdp"], sort=True)
+            if len(g) >= min_pairs
+            and _wide(g["model"], min_spread, floor)
+            and _wide(g["measured"], min_spread, floor)]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def error_by_metric(model: pd.DataFrame, measured_spread: pd.DataFrame) -> pd.DataFrame:
+    """Mean absolute error of the model per metric over every measured pair and buffer
+    (Insight 8). All four metrics are fractions in [0, 1], so the errors compare."""
+    j = _paired(model, measured_spread)
+    j["abs_error"] = (j["model"] - j["measured"]).abs()
+    g = j.groupby("metric")["abs_error"]
+    return pd.DataFrame({"settings": g.size(), "mean_abs_error": g.mean()}).reset_index()
 
 
 TRACE_QUANTITIES = {"rate_pct": "rate (% of C)", "queue_pct": "queue (% of B)",
