@@ -95,17 +95,31 @@ def _two_flow_run(env, out):
     return s
 
 
+TIMING_GATES = {"probe_rtt", "delay_lateness", "utilisation"}
+
+
+def _steal_pct(s: dict) -> float:
+    """The hypervisor's steal over the run, in % of the machine's CPU time."""
+    steal = (s["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s") or 0.0
+    return 100 * steal / (s["provenance"]["cores"] * s["wall_s"])
+
+
 def test_cubic_vs_bbr_run(tmp_path, env):
     """1 CUBIC + 1 BBR, 20 Mbit/s, 20 ms, 2 BDP, 15 s.
 
     As in a campaign, a run that fails a validity gate is re-run (this virtual machine
     occasionally stalls for milliseconds, which the lateness and probe gates catch); the
     harness must produce a valid run within three attempts. Every attempt must have confirmed
-    both algorithms, and an invalid attempt must name the gates it failed.
+    both algorithms, and an invalid attempt must name the gates it failed. An attempt
+    during which the hypervisor took more than 1 % of the machine's CPU must have failed on
+    timing gates only, and does not count against the three: the gates caught the
+    disturbance, which says nothing about the harness. If every attempt is so disturbed,
+    the harness cannot be judged on this machine now, and the test is skipped with the
+    steal it saw.
     """
     out = tmp_path / "runs"
-    attempts = []
-    for _ in range(3):
+    attempts, undisturbed = [], 0
+    while undisturbed < 3 and len(attempts) < 8:
         s = _two_flow_run(env, out)
         attempts.append(s)
         gates = {g["name"]: g for g in s["gates"]}
@@ -113,7 +127,14 @@ def test_cubic_vs_bbr_run(tmp_path, env):
         if s["valid"]:
             break
         assert s["invalid_reasons"]
-    why = [(a["invalid_reasons"], a["provenance"].get("cpu_seconds_during_run")) for a in attempts]
+        if _steal_pct(s) > 1.0:
+            failed = {g["name"] for g in s["gates"] if not g["passed"]}
+            assert failed <= TIMING_GATES, (failed, s["invalid_reasons"])
+        else:
+            undisturbed += 1
+    why = [(a["invalid_reasons"], round(_steal_pct(a), 2)) for a in attempts]
+    if not s["valid"] and undisturbed == 0:
+        pytest.skip(f"every attempt ran under hypervisor steal (% of CPU): {why}")
     assert s["valid"], why
     assert s["utilisation"] >= 0.90
     assert [f["cca"] for f in s["flows"]] == ["cubic", "bbr"]
