@@ -16,7 +16,7 @@ import pytest
 from coexist import data
 from coexist.testbed import campaign
 
-from .test_testbed_integration import _netns, _require_testbed
+from .test_testbed_integration import TIMING_GATES, _netns, _require_testbed, _steal_pct
 
 pytestmark = pytest.mark.testbed
 
@@ -82,27 +82,59 @@ def test_killed_campaign_loses_and_duplicates_nothing(tiny, tmp_path):
         assert seen <= done, f"a finished run disappeared (seed {seed})"
         seen = done
     final = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert final.returncode == 0, final.stderr
     st = campaign.status(c, tmp_path)
-    assert sorted(st.done) == sorted(p.key for p in c.points), \
-        (f"seed {seed}", final.stdout, _invalid_reasons(c, tmp_path))
-    assert _check_consistent(c, tmp_path) == {p.key for p in c.points}
+    # a point may be given up after max_attempts invalid runs (exit code 3) only if the
+    # hypervisor's steal explains them; the bookkeeping must hold either way
+    assert final.returncode == (3 if st.failed else 0), final.stderr
+    _assert_explained_by_steal(c, tmp_path, st.failed)
+    keys = {p.key for p in c.points}
+    assert sorted(st.done + st.failed) == sorted(keys), (f"seed {seed}", final.stdout)
+    assert not st.left
+    assert _check_consistent(c, tmp_path) == set(st.done)
     assert not list(c.run_dir(tmp_path).rglob(".*partial*"))
-    table = data.load_table(tmp_path / "tiny.csv", "campaign")
-    assert sorted(table["key"].unique()) == sorted(p.key for p in c.points)
-    assert len(table) == sum(len(p.exp.flows) for p in c.points)
+    if st.done:
+        table = data.load_table(tmp_path / "tiny.csv", "campaign")
+        assert sorted(table["key"].unique()) == sorted(st.done)
+        assert len(table) == sum(len(p.exp.flows) for p in c.points if p.key in st.done)
     assert data.verify(tmp_path) == []
     assert not any(ns.startswith("cx-") for ns in _netns() - _live_namespaces())
     status = subprocess.run([sys.executable, "-m", "coexist.cli", "campaign", "status",
                              str(c.path), "--data", str(tmp_path)], capture_output=True, text=True)
-    assert "6/6 done, 0 left" in status.stdout
+    assert f"{len(st.done)}/6 done, 0 left" in status.stdout
+    if st.failed:
+        assert f"{len(st.failed)} given up after 5 invalid attempts" in status.stdout
 
 
-def _invalid_reasons(c, data_dir) -> dict[str, list[str]]:
-    """Why each stored invalid attempt was invalid (for failure messages)."""
+def _invalid_attempts(c, data_dir) -> dict[str, list[dict]]:
+    """Every stored invalid attempt's summary, by point."""
     root = c.run_dir(data_dir) / "_invalid"
-    return {p.parent.name: json.loads(p.read_text())["invalid_reasons"]
-            for p in root.rglob("summary.json")} if root.exists() else {}
+    out: dict[str, list[dict]] = {}
+    for p in sorted(root.glob("*/summary.json")) if root.exists() else []:
+        s = json.loads(p.read_text())
+        out.setdefault(s["campaign"]["key"], []).append(s)
+    return out
+
+
+def _assert_explained_by_steal(c, data_dir, keys) -> None:
+    """Points without a valid run may only have failed because the hypervisor stalled us.
+
+    As in ``test_cubic_vs_bbr_run``: an attempt during which the hypervisor took more than
+    1 % of the machine's CPU must have failed on timing gates only, and at most two
+    undisturbed attempts of a point may have failed.
+    """
+    attempts = _invalid_attempts(c, data_dir)
+    for key in keys:
+        runs = attempts.get(key, [])
+        assert len(runs) >= c.max_attempts, (key, len(runs))
+        why = [(s["invalid_reasons"], round(_steal_pct(s), 2)) for s in runs]
+        undisturbed = 0
+        for s in runs:
+            if _steal_pct(s) > 1.0:
+                failed = {g["name"] for g in s["gates"] if not g["passed"]}
+                assert failed <= TIMING_GATES, (key, why)
+            else:
+                undisturbed += 1
+        assert undisturbed < 3, (key, why)
 
 
 def _live_namespaces() -> set[str]:
@@ -139,12 +171,20 @@ def test_sigint_during_campaign_keeps_finished_runs(tiny, tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "coexist.cli", "campaign", "run", str(c.path),
                           "--data", str(tmp_path), "--quiet"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while not campaign.status(c, tmp_path).done and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(1.0)
     p.send_signal(signal.SIGINT)
     assert p.wait(30) == 130
     done = _check_consistent(c, tmp_path)
-    assert done and len(done) < 3
+    if not done:  # no attempt was valid in two minutes: the hypervisor must explain it
+        st = campaign.status(c, tmp_path)
+        _assert_explained_by_steal(c, tmp_path, st.failed)
+        tried = set(_invalid_attempts(c, tmp_path))
+        for key in tried - set(st.failed):  # the point being retried when SIGINT came
+            undisturbed = [s for s in _invalid_attempts(c, tmp_path)[key] if _steal_pct(s) <= 1]
+            assert len(undisturbed) < 3, key
+        assert tried
+    assert len(done) < 3
     assert data.verify(tmp_path) == []
