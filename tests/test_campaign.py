@@ -254,8 +254,11 @@ def test_run_retries_invalid_runs_until_valid_or_given_up(tmp_path, monkeypatch)
     def fake_execute(exp, min_utilisation, load_kind="none"):
         return exp
 
-    def fake_store(camp, point, result, data_dir):
+    hosts: list[dict | None] = []
+
+    def fake_store(camp, point, result, data_dir, host=None):
         calls.append(point.key)
+        hosts.append(host)
         valid = outcomes[point.key].pop(0) if outcomes.get(point.key) else True
         if valid:
             _fake_run(root, point.key, f"r{len(calls)}")
@@ -266,10 +269,43 @@ def test_run_retries_invalid_runs_until_valid_or_given_up(tmp_path, monkeypatch)
     monkeypatch.setattr(campaign, "_execute", fake_execute)
     monkeypatch.setattr(campaign, "_store", fake_store)
     monkeypatch.setattr(topology, "clean", lambda: [])
-    st = campaign.run(c, tmp_path, progress=False, limit=3)
+    st = campaign.run(c, tmp_path, progress=False, limit=3, steal_limit_pct=None)
     assert len(calls) == 3 and len(st.done) == 1  # points 1..3 once, none of the retries
-    st = campaign.run(c, tmp_path, progress=False)
+    assert hosts == [None] * 3
+    st = campaign.run(c, tmp_path, progress=False, steal_limit_pct=None)
     assert st.left == [] and st.failed == [c.points[1].key]
     assert sorted(st.done) == sorted(p.key for p in c.points if p.key != c.points[1].key)
     assert calls.count(c.points[0].key) == 2 and calls.count(c.points[1].key) == 3
     assert len(calls) == 2 + 3 + 1 + 1
+
+
+def test_run_waits_for_a_quiet_host_and_records_it(tmp_path, monkeypatch):
+    """Each local run starts after a 5-s window with steal at most the limit (or after the
+    longest wait), and its summary records the steal measured and the time waited."""
+    from coexist.testbed import steal, topology
+
+    c = campaign.load(write(tmp_path, BASE))
+    windows = iter([7.5, 3.0, 0.4,  # point 1: two busy windows, then quiet
+                    0.0,             # point 2: quiet at once
+                    9.0, 9.0, 9.0])  # point 3: never quiet; runs after the longest wait
+    measured: list[float] = []
+
+    def fake_share(window_s=5.0, **_):
+        measured.append(window_s)
+        return next(windows, 0.0)
+
+    hosts = []
+    monkeypatch.setattr(steal, "share", fake_share)
+    monkeypatch.setattr(campaign, "_execute", lambda exp, mu, load_kind="none": exp)
+    monkeypatch.setattr(campaign, "_store",
+                        lambda camp, point, result, data_dir, host=None: hosts.append(host)
+                        or _fake_run(c.run_dir(tmp_path), point.key, "x") or True)
+    monkeypatch.setattr(topology, "clean", lambda: [])
+    campaign.run(c, tmp_path, progress=False, limit=3, steal_limit_pct=1.0,
+                 steal_max_wait_s=10.0)
+    assert hosts[:3] == [{"steal_before_pct": 0.4, "waited_for_quiet_s": 10.0},
+                         {"steal_before_pct": 0.0, "waited_for_quiet_s": 0.0},
+                         {"steal_before_pct": 9.0, "waited_for_quiet_s": 10.0}]
+    assert measured == [5.0] * 7
+    with pytest.raises(ParameterError, match=r"steal limit = 150"):
+        campaign.run(c, tmp_path, progress=False, steal_limit_pct=150)

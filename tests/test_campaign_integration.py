@@ -71,7 +71,7 @@ def test_killed_campaign_loses_and_duplicates_nothing(tiny, tmp_path):
     seed = int(os.environ.get("KILL_SEED", time.time_ns() % 10_000))
     rng = random.Random(seed)
     cmd = [sys.executable, "-m", "coexist.cli", "campaign", "run", str(c.path),
-           "--data", str(tmp_path), "--quiet"]
+           "--data", str(tmp_path), "--quiet", "--no-steal-wait"]
     seen: set[str] = set()
     for _ in range(4):
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -169,9 +169,9 @@ def test_dask_local_cluster_runs_campaign(tiny, tmp_path):
 def test_sigint_during_campaign_keeps_finished_runs(tiny, tmp_path):
     c = tiny(repeats=1)
     p = subprocess.Popen([sys.executable, "-m", "coexist.cli", "campaign", "run", str(c.path),
-                          "--data", str(tmp_path), "--quiet"],
+                          "--data", str(tmp_path), "--quiet", "--steal-max-wait", "20"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 180
     while not campaign.status(c, tmp_path).done and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(1.0)
@@ -188,3 +188,9 @@ def test_sigint_during_campaign_keeps_finished_runs(tiny, tmp_path):
         assert tried
     assert len(done) < 3
     assert data.verify(tmp_path) == []
+    # every stored attempt records the steal measured just before it and the wait for it
+    stored = [json.loads(f.read_text())["campaign"]
+              for f in c.run_dir(tmp_path).rglob("summary.json")]
+    assert stored and all(0 <= s["waited_for_quiet_s"] <= 25 for s in stored), stored
+    assert all(s["steal_before_pct"] is None or 0 <= s["steal_before_pct"] <= 100
+               for s in stored)

@@ -207,7 +207,9 @@ def _campaign(args: argparse.Namespace) -> int:
         before = campaign.status(c, data_dir)
         print(campaign.format_status(c, before))
         st = campaign.run(c, data_dir, scheduler=args.scheduler, progress=not args.quiet,
-                          limit=args.limit)
+                          limit=args.limit,
+                          steal_limit_pct=None if args.no_steal_wait else args.steal_limit,
+                          steal_max_wait_s=args.steal_max_wait)
     else:
         st = campaign.status(c, data_dir)
     print(campaign.format_status(c, st))
@@ -375,6 +377,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="stop after this many runs")
     crun.add_argument("--data", help="data directory (default: the book's data/)")
     crun.add_argument("--quiet", action="store_true", help="no progress bar")
+    crun.add_argument("--steal-limit", type=_number("steal_limit", float, low=0.0, high=100.0),
+                      default=1.0, help="start a local run only once the hypervisor's steal "
+                      "over 5 s is at most this %% of the CPU time (default 1)")
+    crun.add_argument("--no-steal-wait", action="store_true",
+                      help="start every run at once, whatever the steal")
+    crun.add_argument("--steal-max-wait", type=_number("steal_max_wait", float, low=0.0),
+                      default=600.0, help="seconds to wait for that before running anyway "
+                      "(default 600)")
     crun.set_defaults(func=_campaign)
     cst = csub.add_parser("status", help="done / invalid / left")
     cst.add_argument("file")

@@ -222,11 +222,13 @@ def _execute(exp: spec.Experiment, min_utilisation: float, load_kind: str = "non
     return result
 
 
-def _store(c: Campaign, point: Point, result, data_dir: Path) -> bool:
+def _store(c: Campaign, point: Point, result, data_dir: Path,
+           host: dict | None = None) -> bool:
     from . import experiment
 
     root = c.run_dir(data_dir)
-    result.summary["campaign"] = {"name": c.name, "key": point.key, "repeat": point.repeat}
+    result.summary["campaign"] = {"name": c.name, "key": point.key, "repeat": point.repeat,
+                                  **(host or {})}
     if result.valid:
         experiment.write(result, root, point.key)
     else:
@@ -235,12 +237,22 @@ def _store(c: Campaign, point: Point, result, data_dir: Path) -> bool:
 
 
 def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None,
-        progress: bool = True, limit: int | None = None) -> Status:
+        progress: bool = True, limit: int | None = None, steal_limit_pct: float | None = 1.0,
+        steal_max_wait_s: float = 600.0) -> Status:
     """Execute the runs still missing (at most ``limit``), then refresh the campaign table
-    and the datapackage. With ``scheduler``, runs go to a Dask cluster, one per worker."""
+    and the datapackage. With ``scheduler``, runs go to a Dask cluster, one per worker.
+
+    A local run starts only once the hypervisor's steal over 5 s is at most
+    ``steal_limit_pct`` % of the CPU time, or after ``steal_max_wait_s`` of waiting
+    (:mod:`.steal`; None never waits). The steal measured and the wait are stored with
+    the run (``summary["campaign"]``)."""
     from tqdm.auto import tqdm
 
-    from . import topology
+    from . import steal, topology
+
+    if steal_limit_pct is not None:  # bad limits fail now, not after the first run
+        steal.wait_for_quiet(steal_limit_pct, max_wait_s=steal_max_wait_s,
+                             measure=lambda _w: 0.0)
 
     topology.clean()  # namespaces of a killed earlier run (live runs are left alone)
     _remove_partials(c.run_dir(data_dir))
@@ -260,7 +272,18 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
                 for key in todo:
                     p = by_key[key]
                     bar.set_postfix_str(key)
-                    _store(c, p, _execute(p.exp, p.min_utilisation, p.load), data_dir)
+                    before = None
+                    if steal_limit_pct is not None:
+                        waited, pct = steal.wait_for_quiet(
+                            steal_limit_pct, max_wait_s=steal_max_wait_s,
+                            on_wait=lambda pct, w, key=key: bar.set_postfix_str(
+                                f"{key}: waiting {w:.0f} s, hypervisor steal {pct:.1f} % "
+                                f"> {steal_limit_pct:g} %"))
+                        before = {"steal_before_pct": None if pct is None else round(pct, 2),
+                                  "waited_for_quiet_s": waited}
+                        bar.set_postfix_str(key)
+                    _store(c, p, _execute(p.exp, p.min_utilisation, p.load), data_dir,
+                           before)
                     refresh(c, data_dir)
                     bar.update()
             else:

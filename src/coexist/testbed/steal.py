@@ -1,0 +1,58 @@
+"""Hypervisor steal: CPU time the host gives this virtual machine's CPUs to someone else.
+
+A burst of steal stalls the delay line and the senders alike; the timing gates then reject
+the run (appendix, figure T-F1: above 0.5 % steal most runs fail them). Steal comes from
+outside the machine and arrives in bursts of minutes, so a campaign waits for a quiet host
+before each run rather than spend its attempts on runs the gates would reject. A run can
+still meet a burst that starts after it began; the gates catch that as before.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+from ..params import ParameterError
+from ..provenance import cpu_times
+
+
+def share(window_s: float = 5.0, *, read: Callable[[], dict[str, float]] = cpu_times,
+          clock: Callable[[], float] = time.monotonic,
+          sleep: Callable[[float], None] = time.sleep, cores: int | None = None) -> float | None:
+    """The hypervisor's steal over the next ``window_s`` seconds, in % of the machine's CPU
+    time (all cores), or None where ``/proc/stat`` cannot tell (not Linux)."""
+    if not window_s > 0:
+        raise ParameterError(f"window_s = {window_s!r}; valid: > 0 seconds")
+    a, t0 = read(), clock()
+    sleep(window_s)
+    b, t1 = read(), clock()
+    if "steal_s" not in a or "steal_s" not in b or t1 <= t0:
+        return None
+    n = cores or os.cpu_count() or 1
+    return 100.0 * (b["steal_s"] - a["steal_s"]) / (n * (t1 - t0))
+
+
+def wait_for_quiet(limit_pct: float, *, window_s: float = 5.0, max_wait_s: float = 600.0,
+                   on_wait: Callable[[float, float], None] | None = None,
+                   measure: Callable[[float], float | None] | None = None,
+                   ) -> tuple[float, float | None]:
+    """Measure steal in windows of ``window_s`` until one is at most ``limit_pct`` or
+    ``max_wait_s`` has passed (then the caller runs anyway, and its gates judge the run).
+
+    Returns the time spent waiting beyond the first window and the last measured steal (%).
+    ``on_wait(steal_pct, waited_s)`` is called after every window that was too busy.
+    """
+    if not 0 <= limit_pct <= 100:
+        raise ParameterError(f"steal limit = {limit_pct!r} %; valid: 0-100 % of the CPU time")
+    if not max_wait_s >= 0:
+        raise ParameterError(f"max_wait_s = {max_wait_s!r}; valid: >= 0 seconds")
+    measure = measure or share
+    waited = 0.0
+    while True:
+        pct = measure(window_s)
+        if pct is None or pct <= limit_pct or waited >= max_wait_s:
+            return waited, pct
+        waited += window_s
+        if on_wait is not None:
+            on_wait(pct, waited)
