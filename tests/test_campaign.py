@@ -309,3 +309,52 @@ def test_run_waits_for_a_quiet_host_and_records_it(tmp_path, monkeypatch):
     assert measured == [5.0] * 7
     with pytest.raises(ParameterError, match=r"steal limit = 150"):
         campaign.run(c, tmp_path, progress=False, steal_limit_pct=150)
+
+
+def _invalid_run(root: Path, name: str, *, steal_s: float | None, failed: list[str]) -> None:
+    """An invalid attempt's summary with the fields the retry rule reads (not data)."""
+    d = root / "_invalid" / name
+    d.mkdir(parents=True)
+    names = ["probe_rtt", "delay_lateness", "utilisation", "drops_only_at_bottleneck",
+             "cca_confirmed", "flows_complete"]
+    cpu = {} if steal_s is None else {"steal_s": steal_s}
+    (d / "summary.json").write_text(json.dumps({
+        "valid": False, "wall_s": 10.0, "invalid_reasons": failed,
+        "gates": [{"name": n, "passed": n not in failed} for n in names],
+        "provenance": {"cores": 2, "cpu_seconds_during_run": cpu}}))
+
+
+def test_disturbed_is_steal_above_one_percent_failing_timing_gates_only():
+    def summary(steal_s, failed, valid=False):
+        return {"valid": valid, "wall_s": 10.0,
+                "gates": [{"name": n, "passed": n not in failed}
+                          for n in ("probe_rtt", "delay_lateness", "cca_confirmed")],
+                "provenance": {"cores": 2, "cpu_seconds_during_run": {"steal_s": steal_s}}}
+
+    from coexist.testbed import gates
+
+    assert gates.disturbed(summary(0.21, ["delay_lateness"]))          # 1.05 % of 20 CPU-s
+    assert not gates.disturbed(summary(0.2, ["delay_lateness"]))       # exactly 1 %: counts
+    assert not gates.disturbed(summary(5.0, ["delay_lateness", "cca_confirmed"]))
+    assert not gates.disturbed(summary(5.0, [], valid=True))
+    assert not gates.disturbed({**summary(5.0, ["probe_rtt"]), "provenance": {"cores": 2}})
+
+
+def test_attempts_under_steal_do_not_count_until_the_hard_cap(tmp_path):
+    c = campaign.load(write(tmp_path, BASE + "max_attempts: 2\n"))
+    root = c.run_dir(tmp_path)
+    a, b, d = c.points[0].key, c.points[1].key, c.points[2].key
+    for i in range(3):  # a: 3 disturbed + 1 undisturbed -> still left
+        _invalid_run(root, f"{a}.s{i}", steal_s=1.0, failed=["delay_lateness"])
+    _invalid_run(root, f"{a}.u0", steal_s=0.0, failed=["delay_lateness"])
+    # b: steal, but a non-timing gate failed -> counts; with one more it is spent
+    _invalid_run(root, f"{b}.x0", steal_s=1.0, failed=["drops_only_at_bottleneck"])
+    _invalid_run(root, f"{b}.x1", steal_s=None, failed=["probe_rtt"])
+    for i in range(6):  # d: 6 disturbed = DISTURBED_FACTOR x max_attempts -> given up
+        _invalid_run(root, f"{d}.s{i}", steal_s=2.0, failed=["probe_rtt", "utilisation"])
+    st = campaign.status(c, tmp_path)
+    assert st.attempts == {a: 4, b: 2, d: 6} and st.disturbed == {a: 3, d: 6}
+    assert st.left == [a, c.points[3].key] and st.failed == [b, d]
+    text = campaign.format_status(c, st)
+    assert "12 invalid run(s) so far (9 under hypervisor steal, not counted)" in text
+    assert "2 given up after 2 invalid attempts (or 6 in all)" in text

@@ -316,6 +316,15 @@ def verify(data_dir: Path = DATA) -> list[str]:
     return problems
 
 
+def steal_pct(summary: dict) -> float | None:
+    """The hypervisor's steal during a run, in % of the machine's CPU time over it
+    (cores x wall time), or None where the run did not record it."""
+    steal = (summary["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s")
+    cores = summary["provenance"].get("cores")
+    wall = summary.get("wall_s")
+    return 100 * steal / (cores * wall) if steal is not None and cores and wall else None
+
+
 def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     """One row per stored run, valid or not, with its gate values: the testbed's record.
 
@@ -335,7 +344,6 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
         gates = {g["name"]: g for g in s["gates"]}
         dl = s.get("delay_line") or {}
         steal = (s["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s")
-        cores = s["provenance"].get("cores")
         rows.append({
             "campaign": camp, "key": s.get("campaign", {}).get("key", summary.parent.name),
             "run_id": s["run_id"], "valid": bool(s["valid"]),
@@ -350,8 +358,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "loadavg_start": (s["provenance"].get("loadavg_1_5_15") or {}).get("start",
                                                                                [None])[0],
             "steal_s": steal,
-            "steal_pct": 100 * steal / (cores * s["wall_s"])
-            if steal is not None and cores and s.get("wall_s") else None,
+            "steal_pct": steal_pct(s),
             "time_utc": s["provenance"]["time_utc"],
         })
     return pd.DataFrame(rows)

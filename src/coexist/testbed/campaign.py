@@ -3,7 +3,9 @@
 A campaign file names a grid (or a list of grids) of capacities, RTTs, buffer sizes and flow
 mixes, plus durations and repeats. Every point x repeat has a stable key; a key with a valid
 run directory is done and never re-run. Runs that fail a validity gate are moved to
-``_invalid/`` (counted in the book) and re-run up to ``max_attempts`` times.
+``_invalid/`` (counted in the book) and re-run up to ``max_attempts`` times; an invalid run
+that the hypervisor's steal explains (:func:`.gates.disturbed`) is re-run without counting,
+up to ``DISTURBED_FACTOR x max_attempts`` runs of a point in all.
 
 Flow mixes can be written out (``"cubic:1,bbr:1"``) or generated:
 ``{mix: 10}`` is every split of 10 flows into CUBIC and BBR (0..10 BBR), and
@@ -17,7 +19,7 @@ import itertools
 import json
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -167,6 +169,9 @@ def load(path: Path) -> Campaign:
                     tuple(points.values()), max_attempts, path)
 
 
+DISTURBED_FACTOR = 3  # a point runs at most this many times max_attempts, disturbed or not
+
+
 @dataclass(frozen=True)
 class Status:
     planned: int
@@ -175,6 +180,7 @@ class Status:
     left: list[str]            # still to run (not done, attempts remain)
     failed: list[str]          # gave up after max_attempts invalid runs
     est_left_s: float
+    disturbed: dict[str, int] = field(default_factory=dict)  # of attempts: steal explains them
 
 
 def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
@@ -182,24 +188,32 @@ def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
     done = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
             and (p / "summary.json").exists()} if root.exists() else set()
     attempts: dict[str, int] = {}
+    disturbed: dict[str, int] = {}
     inv = root / "_invalid"
     if inv.exists():
         for p in inv.iterdir():
             if p.is_dir() and not p.name.startswith("."):
                 key = p.name.rsplit(".", 1)[0]
                 attempts[key] = attempts.get(key, 0) + 1
+                summary = p / "summary.json"
+                if summary.exists() and gates.disturbed(json.loads(summary.read_text())):
+                    disturbed[key] = disturbed.get(key, 0) + 1
     keys = [p.key for p in c.points]
     unknown = sorted(done - set(keys))
     if unknown:
         raise data.DataError(f"{root}: run directories not in the campaign grid: {unknown[:5]}")
     # first repeats of every point first: a campaign cut short still covers the whole grid
     order = sorted(range(len(keys)), key=lambda i: (c.points[i].repeat, i))
-    left = [keys[i] for i in order if keys[i] not in done
-            and attempts.get(keys[i], 0) < c.max_attempts]
-    failed = [k for k in keys if k not in done and attempts.get(k, 0) >= c.max_attempts]
+
+    def spent(k: str) -> bool:
+        n = attempts.get(k, 0)
+        return n - disturbed.get(k, 0) >= c.max_attempts or n >= DISTURBED_FACTOR * c.max_attempts
+
+    left = [keys[i] for i in order if keys[i] not in done and not spent(keys[i])]
+    failed = [k for k in keys if k not in done and spent(k)]
     per = {p.key: p.exp.duration_s + OVERHEAD_S for p in c.points}
     return Status(len(keys), [k for k in keys if k in done], attempts, left, failed,
-                  sum(per[k] for k in left))
+                  sum(per[k] for k in left), disturbed)
 
 
 def _remove_partials(root: Path) -> list[Path]:
@@ -352,5 +366,8 @@ def format_status(c: Campaign, s: Status) -> str:
            else f"{s.est_left_s / 60:.0f} min")
     return (f"{c.name}: {len(s.done)}/{s.planned} done, {len(s.left)} left "
             f"(~{eta} of experiment time), {invalid} invalid run(s) so far"
-            + (f", {len(s.failed)} given up after {c.max_attempts} invalid attempts: "
+            + (f" ({sum(s.disturbed.values())} under hypervisor steal, not counted)"
+               if s.disturbed else "")
+            + (f", {len(s.failed)} given up after {c.max_attempts} invalid attempts "
+               f"(or {DISTURBED_FACTOR * c.max_attempts} in all): "
                f"{', '.join(s.failed[:5])}" if s.failed else ""))

@@ -13,6 +13,25 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+# Gates that a CPU stall fails: the delay line runs late, the probe sees it, and the senders
+# fall behind the link. A stall fails no other gate.
+TIMING_GATES = frozenset({"probe_rtt", "delay_lateness", "utilisation"})
+DISTURBED_STEAL_PCT = 1.0  # steal above this share of the CPU time during a run disturbs it
+
+
+def disturbed(summary: dict) -> bool:
+    """Whether an invalid run is explained by the hypervisor: more than
+    ``DISTURBED_STEAL_PCT`` % steal during it (appendix, figure T-F1), and only timing gates
+    failed. Such a run says nothing about the configuration, so campaigns do not count it
+    against ``max_attempts``."""
+    from .. import data
+
+    pct = data.steal_pct(summary)
+    failed = {g["name"] for g in summary["gates"] if not g["passed"]}
+    return (not summary["valid"] and pct is not None and pct > DISTURBED_STEAL_PCT
+            and bool(failed) and failed <= TIMING_GATES)
+
+
 @dataclass(frozen=True)
 class Thresholds:
     """Gate limits (defaults from the harness design)."""
