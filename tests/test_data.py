@@ -94,3 +94,12 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
         100 * steal / (s["provenance"]["cores"] * s["wall_s"]))
     present = runs["steal_pct"].dropna()
     assert len(present) and present.between(0, 100).all()
+    # disturbed: invalid, more than 1 % steal, and only timing gates failed
+    assert not runs.loc[runs["valid"], "disturbed"].any()
+    assert (runs.loc[runs["disturbed"], "steal_pct"] > 1.0).all()
+    assert ((runs["failed_gates"] == "") == runs["valid"]).all()
+    timing_only = runs["failed_gates"].map(
+        lambda g: bool(g) and set(g.split(",")) <= {"probe_rtt", "delay_lateness",
+                                                    "utilisation"})
+    assert (runs["disturbed"] == (~runs["valid"] & (runs["steal_pct"] > 1.0)
+                                  & timing_only)).all()

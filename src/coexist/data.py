@@ -328,13 +328,17 @@ def steal_pct(summary: dict) -> float | None:
 def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     """One row per stored run, valid or not, with its gate values: the testbed's record.
 
-    Columns: campaign, key, run_id, valid, reasons, utilisation, probe_offset_ms (worst
+    Columns: campaign, key, run_id, valid, reasons, failed_gates (comma-separated),
+    utilisation, probe_offset_ms (worst
     |p99 - RTT| over sender groups), lateness_p999_ms, delay_cpu_pct, other_drops,
     bbr_share, jain_index, mean_queue_delay_s, load (deliberate background load),
     loadavg_start (1-minute load average when the run started), steal_s (CPU time the
     hypervisor took from this machine during the run), steal_pct (that time as a percentage
-    of the machine's CPU time over the run: cores x wall time), time_utc.
+    of the machine's CPU time over the run: cores x wall time), disturbed (invalid, and
+    explained by that steal: :func:`coexist.testbed.gates.disturbed`), time_utc.
     """
+    from .testbed.gates import disturbed
+
     rows = []
     runs = Path(data_dir) / "runs"
     for summary in sorted(runs.glob("*/*/summary.json")) + \
@@ -348,6 +352,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "campaign": camp, "key": s.get("campaign", {}).get("key", summary.parent.name),
             "run_id": s["run_id"], "valid": bool(s["valid"]),
             "reasons": "; ".join(s["invalid_reasons"]),
+            "failed_gates": ",".join(g["name"] for g in s["gates"] if not g["passed"]),
             "utilisation": s["utilisation"],
             "probe_offset_ms": gates["probe_rtt"]["value"],
             "lateness_p999_ms": dl["lateness_us"]["p999"] / 1e3 if dl else None,
@@ -358,7 +363,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "loadavg_start": (s["provenance"].get("loadavg_1_5_15") or {}).get("start",
                                                                                [None])[0],
             "steal_s": steal,
-            "steal_pct": steal_pct(s),
+            "steal_pct": steal_pct(s), "disturbed": disturbed(s),
             "time_utc": s["provenance"]["time_utc"],
         })
     return pd.DataFrame(rows)
