@@ -16,7 +16,7 @@ import pytest
 from coexist import data
 from coexist.testbed import campaign, gates
 
-from .test_testbed_integration import TIMING_GATES, _netns, _require_testbed, _steal_pct
+from .test_testbed_integration import _netns, _require_testbed, _steal_pct
 
 pytestmark = pytest.mark.testbed
 
@@ -130,7 +130,7 @@ def _assert_explained_by_steal(c, data_dir, keys) -> None:
         for s in runs:
             if _steal_pct(s) > 1.0:
                 failed = {g["name"] for g in s["gates"] if not g["passed"]}
-                assert failed <= TIMING_GATES, (key, why)
+                assert failed <= gates.TIMING_GATES, (key, why)
         undisturbed = [s for s in runs if not gates.disturbed(s)]
         assert len(undisturbed) < c.max_attempts, (key, why)
         assert len(runs) == campaign.DISTURBED_FACTOR * c.max_attempts, (key, why)
