@@ -128,7 +128,7 @@ def _assert_explained_by_steal(c, data_dir, keys) -> None:
         runs = attempts.get(key, [])
         why = [(s["invalid_reasons"], round(_steal_pct(s), 2)) for s in runs]
         for s in runs:
-            if _steal_pct(s) > 1.0:
+            if _steal_pct(s) > gates.DISTURBED_STEAL_PCT:
                 failed = {g["name"] for g in s["gates"] if not g["passed"]}
                 assert failed <= gates.TIMING_GATES, (key, why)
         undisturbed = [s for s in runs if not gates.disturbed(s)]
@@ -180,10 +180,9 @@ def test_sigint_during_campaign_keeps_finished_runs(tiny, tmp_path):
     if not done:  # no attempt was valid in two minutes: the hypervisor must explain it
         st = campaign.status(c, tmp_path)
         _assert_explained_by_steal(c, tmp_path, st.failed)
-        tried = set(_invalid_attempts(c, tmp_path))
-        for key in tried - set(st.failed):  # the point being retried when SIGINT came
-            undisturbed = [s for s in _invalid_attempts(c, tmp_path)[key]
-                           if not gates.disturbed(s)]
+        tried = _invalid_attempts(c, tmp_path)
+        for key in set(tried) - set(st.failed):  # the point being retried when SIGINT came
+            undisturbed = [s for s in tried[key] if not gates.disturbed(s)]
             assert len(undisturbed) < c.max_attempts, key
         assert tried
     assert len(done) < 3

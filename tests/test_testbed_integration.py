@@ -124,7 +124,7 @@ def test_cubic_vs_bbr_run(tmp_path, env):
         if s["valid"]:
             break
         assert s["invalid_reasons"]
-        if _steal_pct(s) > 1.0:
+        if _steal_pct(s) > gates.DISTURBED_STEAL_PCT:
             failed = {g["name"] for g in s["gates"] if not g["passed"]}
             assert failed <= gates.TIMING_GATES, (failed, s["invalid_reasons"])
         else:

@@ -265,8 +265,7 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     from . import steal, topology
 
     if steal_limit_pct is not None:  # bad limits fail now, not after the first run
-        steal.wait_for_quiet(steal_limit_pct, max_wait_s=steal_max_wait_s,
-                             measure=lambda _w: 0.0)
+        steal.check_limits(steal_limit_pct, steal_max_wait_s)
 
     topology.clean()  # namespaces of a killed earlier run (live runs are left alone)
     _remove_partials(c.run_dir(data_dir))

@@ -33,6 +33,14 @@ def share(window_s: float = 5.0, *, read: Callable[[], dict[str, float]] = cpu_t
     return 100.0 * (b["steal_s"] - a["steal_s"]) / (n * (t1 - t0))
 
 
+def check_limits(limit_pct: float, max_wait_s: float) -> None:
+    """Reject a steal limit outside 0-100 % or a negative longest wait, naming the value."""
+    if not 0 <= limit_pct <= 100:
+        raise ParameterError(f"steal limit = {limit_pct!r} %; valid: 0-100 % of the CPU time")
+    if not max_wait_s >= 0:
+        raise ParameterError(f"max_wait_s = {max_wait_s!r}; valid: >= 0 seconds")
+
+
 def wait_for_quiet(limit_pct: float, *, window_s: float = 5.0, max_wait_s: float = 600.0,
                    on_wait: Callable[[float, float], None] | None = None,
                    measure: Callable[[float], float | None] | None = None,
@@ -43,10 +51,7 @@ def wait_for_quiet(limit_pct: float, *, window_s: float = 5.0, max_wait_s: float
     Returns the time spent waiting beyond the first window and the last measured steal (%).
     ``on_wait(steal_pct, waited_s)`` is called after every window that was too busy.
     """
-    if not 0 <= limit_pct <= 100:
-        raise ParameterError(f"steal limit = {limit_pct!r} %; valid: 0-100 % of the CPU time")
-    if not max_wait_s >= 0:
-        raise ParameterError(f"max_wait_s = {max_wait_s!r}; valid: >= 0 seconds")
+    check_limits(limit_pct, max_wait_s)
     measure = measure or share
     waited = 0.0
     while True:
