@@ -32,7 +32,7 @@ interval: 0.5
 sample: 0.2
 repeats: {repeats}
 min_utilisation: 0.5
-max_attempts: 3
+max_attempts: 5
 """
 
 
@@ -102,7 +102,7 @@ def test_killed_campaign_loses_and_duplicates_nothing(tiny, tmp_path):
                              str(c.path), "--data", str(tmp_path)], capture_output=True, text=True)
     assert f"{len(st.done)}/6 done, 0 left" in status.stdout
     if st.failed:
-        assert f"{len(st.failed)} given up after 3 invalid attempts" in status.stdout
+        assert f"{len(st.failed)} given up after 5 invalid attempts" in status.stdout
 
 
 def _invalid_attempts(c, data_dir) -> dict[str, list[dict]]:
