@@ -103,3 +103,6 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
                                                     "utilisation"})
     assert (runs["disturbed"] == (~runs["valid"] & (runs["steal_pct"] > 1.0)
                                   & timing_only)).all()
+    # point: the campaign key without its repeat, so every repeat of a configuration shares it
+    assert (runs["key"] == runs["point"] + "-r" + runs["repeat"].astype(int).astype(str)).all()
+    assert not runs[runs["valid"]].duplicated(["campaign", "point", "repeat"]).any()

@@ -328,7 +328,8 @@ def steal_pct(summary: dict) -> float | None:
 def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     """One row per stored run, valid or not, with its gate values: the testbed's record.
 
-    Columns: campaign, key, run_id, valid, reasons, failed_gates (comma-separated),
+    Columns: campaign, key, point (the key without its repeat: runs of one configuration
+    share it), repeat, run_id, valid, reasons, failed_gates (comma-separated),
     utilisation, probe_offset_ms (worst
     |p99 - RTT| over sender groups), lateness_p999_ms, delay_cpu_pct, other_drops,
     bbr_share, jain_index, mean_queue_delay_s, load (deliberate background load),
@@ -348,9 +349,14 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
         gates = {g["name"]: g for g in s["gates"]}
         dl = s.get("delay_line") or {}
         steal = (s["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s")
+        key = s.get("campaign", {}).get("key", summary.parent.name)
+        repeat = s.get("campaign", {}).get("repeat")
+        suffix = f"-r{repeat}"
         rows.append({
-            "campaign": camp, "key": s.get("campaign", {}).get("key", summary.parent.name),
-            "run_id": s["run_id"], "valid": bool(s["valid"]),
+            "campaign": camp, "key": key,
+            "point": key[:-len(suffix)] if repeat is not None and key.endswith(suffix)
+            else key,
+            "repeat": repeat, "run_id": s["run_id"], "valid": bool(s["valid"]),
             "reasons": "; ".join(s["invalid_reasons"]),
             "failed_gates": ",".join(g["name"] for g in s["gates"] if not g["passed"]),
             "utilisation": s["utilisation"],
