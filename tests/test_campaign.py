@@ -119,6 +119,8 @@ def test_status_table_and_datapackage(tmp_path):
     st = campaign.status(c, tmp_path)
     assert st.planned == 4 and st.done == []
     assert [k[-2:] for k in st.left] == ["r0", "r0", "r1", "r1"]  # whole grid first
+    assert st.invalid_rate is None and st.est_with_reruns_s is None
+    assert "re-runs" not in campaign.format_status(c, st)
     root = c.run_dir(tmp_path)
     _fake_run(root, c.points[0].key, "aaaaaa")
     (root / "_invalid" / f"{c.points[1].key}.bbbbbb").mkdir(parents=True)
@@ -131,7 +133,13 @@ def test_status_table_and_datapackage(tmp_path):
     assert st.left == [c.points[1].key, c.points[3].key]
     assert st.failed == [c.points[2].key]
     assert st.est_left_s == pytest.approx(2 * (5 + campaign.OVERHEAD_S))
-    assert "1/4 done" in campaign.format_status(c, st)
+    # 4 of the 5 stored runs were invalid: each valid run has taken 5 runs so far
+    assert st.invalid_rate == pytest.approx(0.8)
+    assert st.est_with_reruns_s == pytest.approx(5 * st.est_left_s)
+    text = campaign.format_status(c, st)
+    assert "1/4 done" in text
+    assert (f"~{5 * st.est_left_s / 60:.0f} min with re-runs at this campaign's invalid "
+            "rate so far, 80 %") in text
 
     campaign.refresh(c, tmp_path)
     t = data.load_table(tmp_path / "camp.csv", "campaign")
@@ -358,3 +366,5 @@ def test_attempts_under_steal_do_not_count_until_the_hard_cap(tmp_path):
     text = campaign.format_status(c, st)
     assert "12 invalid run(s) so far (9 under hypervisor steal, not counted)" in text
     assert "2 given up after 2 invalid attempts (or 6 in all)" in text
+    assert st.invalid_rate == 1.0 and st.est_with_reruns_s is None  # no valid run yet
+    assert "re-runs" not in text

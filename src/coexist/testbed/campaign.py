@@ -182,6 +182,20 @@ class Status:
     est_left_s: float
     disturbed: dict[str, int] = field(default_factory=dict)  # of attempts: steal explains them
 
+    @property
+    def invalid_rate(self) -> float | None:
+        """The share of this campaign's stored runs that were invalid (None before any)."""
+        invalid = sum(self.attempts.values())
+        total = invalid + len(self.done)
+        return invalid / total if total else None
+
+    @property
+    def est_with_reruns_s(self) -> float | None:
+        """``est_left_s`` scaled by the runs each valid one has taken so far
+        (1 / (1 - invalid rate)); None while no run is stored or none was valid."""
+        rate = self.invalid_rate
+        return None if rate is None or rate >= 1 else self.est_left_s / (1 - rate)
+
 
 def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
     root = c.run_dir(data_dir)
@@ -359,12 +373,18 @@ def refresh(c: Campaign, data_dir: Path = data.DATA) -> None:
     data.write_datapackage(data_dir)
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
 def format_status(c: Campaign, s: Status) -> str:
     invalid = sum(s.attempts.values())
-    eta = (f"{s.est_left_s / 3600:.1f} h" if s.est_left_s >= 3600
-           else f"{s.est_left_s / 60:.0f} min")
+    eta = f"~{_duration(s.est_left_s)} of experiment time"
+    if s.left and invalid and s.est_with_reruns_s is not None:
+        eta += (f"; ~{_duration(s.est_with_reruns_s)} with re-runs at this campaign's "
+                f"invalid rate so far, {100 * s.invalid_rate:.0f} %")
     return (f"{c.name}: {len(s.done)}/{s.planned} done, {len(s.left)} left "
-            f"(~{eta} of experiment time), {invalid} invalid run(s) so far"
+            f"({eta}), {invalid} invalid run(s) so far"
             + (f" ({sum(s.disturbed.values())} under hypervisor steal, not counted)"
                if s.disturbed else "")
             + (f", {len(s.failed)} given up after {c.max_attempts} invalid attempts "
