@@ -168,7 +168,8 @@ def test_dask_local_cluster_runs_campaign(tiny, tmp_path):
 def test_sigint_during_campaign_keeps_finished_runs(tiny, tmp_path):
     c = tiny(repeats=1)
     p = subprocess.Popen([sys.executable, "-m", "coexist.cli", "campaign", "run", str(c.path),
-                          "--data", str(tmp_path), "--quiet", "--steal-max-wait", "20"],
+                          "--data", str(tmp_path), "--quiet", "--steal-limit", "1",
+                          "--steal-max-wait", "20"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 180
     while not campaign.status(c, tmp_path).done and time.monotonic() < deadline:

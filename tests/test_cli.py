@@ -55,6 +55,29 @@ def test_bad_input_one_line_exit_2(args, name):
     assert len(lines) == 1 and name in lines[0], proc.stderr
 
 
+def test_campaign_run_waits_for_a_quiet_host_only_when_asked():
+    from coexist.cli import build_parser
+
+    def parsed(*extra):
+        return build_parser().parse_args(["campaign", "run", "c.yaml", *extra])
+
+    assert parsed().steal_limit is None and parsed().steal_max_wait is None
+    assert parsed("--no-steal-wait").steal_limit is None
+    assert parsed("--steal-limit", "2", "--steal-max-wait", "30").steal_limit == 2.0
+    from coexist import data
+
+    campaign_file = str(data.DATA / "campaigns" / "two_flow.yaml")
+    for extra, name in ((["--steal-max-wait", "20"], "steal_max_wait"),
+                        (["--steal-limit", "1", "--no-steal-wait"], "--no-steal-wait"),
+                        (["--steal-limit", "101"], "steal_limit")):
+        proc = subprocess.run([sys.executable, "-m", "coexist.cli", "campaign", "run",
+                               campaign_file, *extra], capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == 2, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and name in lines[0], proc.stderr
+
+
 def test_unknown_figure_param_lists_accepted_names():
     proc = subprocess.run([sys.executable, "-m", "coexist.cli", "figures", "-p",
                            "no_such_param", "1"], capture_output=True, text=True, timeout=60)

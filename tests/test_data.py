@@ -106,3 +106,12 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     # point: the campaign key without its repeat, so every repeat of a configuration shares it
     assert (runs["key"] == runs["point"] + "-r" + runs["repeat"].astype(int).astype(str)).all()
     assert not runs[runs["valid"]].duplicated(["campaign", "point", "repeat"]).any()
+    # the quiet-host wait, where a campaign made one, copied from the summary
+    waited = runs.dropna(subset=["waited_for_quiet_s"])
+    assert len(waited) and (waited["waited_for_quiet_s"] >= 0).all()
+    assert waited["steal_before_pct"].dropna().between(0, 100).all()
+    s = json.loads(next(p for p in summaries if "waited_for_quiet_s" in
+                        json.loads(p.read_text()).get("campaign", {})).read_text())
+    row = runs.set_index("run_id").loc[s["run_id"]]
+    assert row["waited_for_quiet_s"] == s["campaign"]["waited_for_quiet_s"]
+    assert row["wall_s"] == s["wall_s"]

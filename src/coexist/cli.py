@@ -203,13 +203,16 @@ def _campaign(args: argparse.Namespace) -> int:
     data_dir = Path(args.data) if args.data else data.DATA
     c = campaign.load(Path(args.file))
     if args.what == "run":
+        if args.steal_max_wait is not None and args.steal_limit is None:
+            raise ParameterError(f"steal_max_wait = {args.steal_max_wait:g} needs "
+                                 "--steal-limit: without it no run waits")
+        wait = 600.0 if args.steal_max_wait is None else args.steal_max_wait
         _stoppable()
         before = campaign.status(c, data_dir)
         print(campaign.format_status(c, before))
         st = campaign.run(c, data_dir, scheduler=args.scheduler, progress=not args.quiet,
-                          limit=args.limit,
-                          steal_limit_pct=None if args.no_steal_wait else args.steal_limit,
-                          steal_max_wait_s=args.steal_max_wait)
+                          limit=args.limit, steal_limit_pct=args.steal_limit,
+                          steal_max_wait_s=wait)
     else:
         st = campaign.status(c, data_dir)
     print(campaign.format_status(c, st))
@@ -377,14 +380,17 @@ def build_parser() -> argparse.ArgumentParser:
                       help="stop after this many runs")
     crun.add_argument("--data", help="data directory (default: the book's data/)")
     crun.add_argument("--quiet", action="store_true", help="no progress bar")
-    crun.add_argument("--steal-limit", type=_number("steal_limit", float, low=0.0, high=100.0),
-                      default=1.0, help="start a local run only once the hypervisor's steal "
-                      "over 5 s is at most this %% of the CPU time (default 1)")
-    crun.add_argument("--no-steal-wait", action="store_true",
-                      help="start every run at once, whatever the steal")
+    wait = crun.add_mutually_exclusive_group()
+    wait.add_argument("--steal-limit", type=_number("steal_limit", float, low=0.0, high=100.0),
+                      default=None, help="start a local run only once the hypervisor's steal "
+                      "over 5 s is at most this %% of the CPU time (off by default: on our "
+                      "VM the wait cost time and did not make runs valid more often)")
+    wait.add_argument("--no-steal-wait", dest="steal_limit", action="store_const",
+                      const=None, help="start every run at once, whatever the steal "
+                      "(the default)")
     crun.add_argument("--steal-max-wait", type=_number("steal_max_wait", float, low=0.0),
-                      default=600.0, help="seconds to wait for that before running anyway "
-                      "(default 600)")
+                      default=None, help="with --steal-limit: seconds to wait before running "
+                      "anyway (default 600)")
     crun.set_defaults(func=_campaign)
     cst = csub.add_parser("status", help="done / invalid / left")
     cst.add_argument("file")

@@ -336,7 +336,9 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     loadavg_start (1-minute load average when the run started), steal_s (CPU time the
     hypervisor took from this machine during the run), steal_pct (that time as a percentage
     of the machine's CPU time over the run: cores x wall time), disturbed (invalid, and
-    explained by that steal: :func:`coexist.testbed.gates.disturbed`), time_utc.
+    explained by that steal: :func:`coexist.testbed.gates.disturbed`), steal_before_pct and
+    waited_for_quiet_s (where the campaign waited for a quiet host before the run: the steal
+    over the last 5 s before it, and the time waited), wall_s, time_utc.
     """
     from .testbed.gates import disturbed
 
@@ -370,6 +372,8 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
                                                                                [None])[0],
             "steal_s": steal,
             "steal_pct": steal_pct(s), "disturbed": disturbed(s),
-            "time_utc": s["provenance"]["time_utc"],
+            "steal_before_pct": s.get("campaign", {}).get("steal_before_pct"),
+            "waited_for_quiet_s": s.get("campaign", {}).get("waited_for_quiet_s"),
+            "wall_s": s.get("wall_s"), "time_utc": s["provenance"]["time_utc"],
         })
     return pd.DataFrame(rows)
