@@ -56,6 +56,7 @@ def test_bad_input_one_line_exit_2(args, name):
 
 
 def test_campaign_run_waits_for_a_quiet_host_only_when_asked():
+    from coexist import data
     from coexist.cli import build_parser
 
     def parsed(*extra):
@@ -64,8 +65,6 @@ def test_campaign_run_waits_for_a_quiet_host_only_when_asked():
     assert parsed().steal_limit is None and parsed().steal_max_wait is None
     assert parsed("--no-steal-wait").steal_limit is None
     assert parsed("--steal-limit", "2", "--steal-max-wait", "30").steal_limit == 2.0
-    from coexist import data
-
     campaign_file = str(data.DATA / "campaigns" / "two_flow.yaml")
     for extra, name in ((["--steal-max-wait", "20"], "steal_max_wait"),
                         (["--steal-limit", "1", "--no-steal-wait"], "--no-steal-wait"),

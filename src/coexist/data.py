@@ -351,8 +351,9 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
         gates = {g["name"]: g for g in s["gates"]}
         dl = s.get("delay_line") or {}
         steal = (s["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s")
-        key = s.get("campaign", {}).get("key", summary.parent.name)
-        repeat = s.get("campaign", {}).get("repeat")
+        meta = s.get("campaign") or {}  # what the campaign recorded about the run
+        key = meta.get("key", summary.parent.name)
+        repeat = meta.get("repeat")
         suffix = f"-r{repeat}"
         rows.append({
             "campaign": camp, "key": key,
@@ -372,8 +373,8 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
                                                                                [None])[0],
             "steal_s": steal,
             "steal_pct": steal_pct(s), "disturbed": disturbed(s),
-            "steal_before_pct": s.get("campaign", {}).get("steal_before_pct"),
-            "waited_for_quiet_s": s.get("campaign", {}).get("waited_for_quiet_s"),
+            "steal_before_pct": meta.get("steal_before_pct"),
+            "waited_for_quiet_s": meta.get("waited_for_quiet_s"),
             "wall_s": s.get("wall_s"), "time_utc": s["provenance"]["time_utc"],
         })
     return pd.DataFrame(rows)
