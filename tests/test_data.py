@@ -115,3 +115,42 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     row = runs.set_index("run_id").loc[s["run_id"]]
     assert row["waited_for_quiet_s"] == s["campaign"]["waited_for_quiet_s"]
     assert row["wall_s"] == s["wall_s"]
+
+
+def test_bbr_operating_point_from_ss_samples():
+    rows = []
+    for t in (10.0, 40.0, 40.5, 41.0, 41.5):  # 10 s is warm-up; a CUBIC row is ignored
+        rows.append({"t_s": t, "cca": "cubic", "cwnd": 999, "srtt_s": 1.0,
+                     "bbr_mrtt_s": None, "acked_rate_bps": 1e9})
+    for t, cwnd, mrtt in ((10.0, 4, 0.001), (40.0, 400, 0.05), (40.5, 400, 0.04),
+                          (41.0, 4, 0.04), (41.5, 400, 0.06)):
+        rows.append({"t_s": t, "cca": "bbr", "cwnd": cwnd, "srtt_s": 0.1,
+                     "bbr_mrtt_s": mrtt, "acked_rate_bps": 8 * measured.MSS_BYTES * 1000})
+    op = measured.bbr_operating_point(pd.DataFrame(rows), warmup_s=30.0)
+    assert op["samples"] == 4 and op["rtprop_s"] == pytest.approx(0.045)
+    assert op["cwnd_segments"] == 400 and op["probe_rtt_share"] == 0.25
+    # Little's law: 1000 segments/s x 0.1 s = 100 segments in flight, mean cwnd 301
+    assert op["inflight_over_cwnd"] == pytest.approx(100 / 301)
+    with pytest.raises(data.DataError, match="no BBR sample after the warm-up"):
+        measured.bbr_operating_point(pd.DataFrame(rows), warmup_s=50.0)
+
+
+def test_bbr_operating_points_are_physical_in_every_stored_run():
+    checked = 0
+    for name in ("two_flow", "deep_buffer", "multi_flow"):  # campaigns with one base RTT
+        op = measured.bbr_operating_points(name)
+        if op.empty:
+            continue
+        checked += len(op)
+        x, rtt = op["buffer_bdp"].astype(float), op["rtt_s"].astype(float)
+        # BBR's min-RTT filter cannot go below the base RTT the delay line adds, nor above
+        # it plus a full buffer's queueing delay (x BDP)
+        assert (op["rtprop_s"] >= rtt - 1e-4).all(), name
+        assert (op["rtprop_s"] <= rtt * (1 + x)).all(), name
+        assert op["probe_rtt_share"].between(0, 1).all(), name
+        assert op["inflight_over_cwnd"].between(0, 1.1).all(), name
+        # eq. (9): RTT+ = RTT + b_cmin / C with b_cmin = (B - C RTT) / 2 (eq. 10)
+        above = x > 1
+        assert np.allclose(op.loc[above, "eq9_rtprop_s"], rtt[above] * (x[above] + 1) / 2)
+        assert op.loc[~above, "eq9_rtprop_s"].isna().all()
+    assert checked >= 94  # the complete two-flow and deep-buffer campaigns at least

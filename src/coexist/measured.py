@@ -1,5 +1,6 @@
 """Measured results from the bundled campaigns, shaped for the figures that set them beside
-the models: per-run BBR shares, their spread over repeats, and campaign coverage."""
+the models: per-run BBR shares, their spread over repeats, campaign coverage, and how BBR
+ran inside each run (its RTprop estimate and whether its cwnd limited it)."""
 
 from __future__ import annotations
 
@@ -147,3 +148,58 @@ def observed_grouped_equilibria(table: pd.DataFrame, group_rtts_s: list[float],
             rows.append({**base, "mix": m, "mix_label": "-".join(map(str, m)),
                          "bbr_flows": sum(m)})
     return pd.DataFrame(rows, columns=cols)
+
+
+#: TCP payload per segment on the testbed's 1500-byte MTU links (IP, TCP and timestamp
+#: headers take 52 bytes); ``ss`` gives cwnd in such segments
+MSS_BYTES = 1448
+#: Linux BBR's smallest cwnd (``bbr_cwnd_min_target``), which it holds during ProbeRTT
+BBR_MIN_CWND = 4
+
+
+def bbr_operating_point(sockets: pd.DataFrame, warmup_s: float) -> dict[str, float]:
+    """How the BBR flows of one run ran after warm-up, from its ``ss`` samples
+    (``sockets.csv``): BBR's RTprop estimate (its min-RTT filter, median, s), its cwnd
+    (median, segments), the share of samples in ProbeRTT (cwnd at BBR's floor of
+    ``BBR_MIN_CWND`` segments), and its in-flight data over its cwnd.
+
+    In-flight data comes from Little's law: mean acknowledged rate times mean smoothed RTT.
+    Mishra et al.'s eq. (7) assumes BBR is cwnd-limited, in-flight = cwnd; a ratio well
+    below 1 means BBR's pacing rate (or ProbeRTT) limited it instead. Eq. (9) gives the
+    RTprop the model assumes, ``RTT + b_cmin / C``.
+    """
+    b = sockets[(sockets["cca"] == "bbr") & (sockets["t_s"] > warmup_s)]
+    b = b.dropna(subset=["bbr_mrtt_s", "cwnd", "srtt_s", "acked_rate_bps"])
+    if b.empty:
+        raise data.DataError(f"no BBR sample after the warm-up ({warmup_s:g} s)")
+    inflight = b["acked_rate_bps"].mean() * b["srtt_s"].mean() / (8 * MSS_BYTES)
+    return {"samples": len(b), "rtprop_s": float(b["bbr_mrtt_s"].median()),
+            "cwnd_segments": float(b["cwnd"].median()),
+            "probe_rtt_share": float((b["cwnd"] <= BBR_MIN_CWND).mean()),
+            "inflight_over_cwnd": float(inflight / b["cwnd"].mean())}
+
+
+def bbr_operating_points(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
+    """:func:`bbr_operating_point` for every valid run of a campaign with a BBR flow: one
+    row per run with its setting (as :func:`runs`) and the eq. (9) RTprop of the
+    closed form for its buffer (NaN at or below 1 BDP, outside the model)."""
+    from . import mishra
+
+    table = campaign_table(name, data_dir)
+    per_run = runs(table)
+    per_run = per_run[per_run["n_bbr"] > 0]
+    warmup = table.drop_duplicates("key").set_index("key")["warmup_s"]
+    rows = []
+    for r in per_run.itertuples():
+        path = Path(data_dir) / "runs" / name / r.key / "sockets.csv.gz"
+        point = bbr_operating_point(pd.read_csv(path), float(warmup[r.key]))
+        rows.append({**r._asdict(), **point})
+    cols = [*per_run.columns, "samples", "rtprop_s", "cwnd_segments", "probe_rtt_share",
+            "inflight_over_cwnd"]
+    out = pd.DataFrame(rows, columns=cols).drop(columns="Index", errors="ignore")
+    x = out["buffer_bdp"].to_numpy(dtype=float)
+    model = np.full(len(x), np.nan)
+    model[x > 1] = out["rtt_s"].to_numpy(dtype=float)[x > 1] * (
+        1 + mishra.cubic_min_occupancy_bdp(x[x > 1]))
+    out["eq9_rtprop_s"] = model
+    return out
