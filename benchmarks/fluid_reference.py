@@ -33,6 +33,7 @@ def run(cfg: solve.Config) -> solve.Trace:
     s = np.where(is_cubic, cubic.k_time(w_max), 0.0)
     tau_min, m_prt, t_prt, t_pbw = dp.copy(), np.zeros(n), np.zeros(n), np.zeros(n)
     hold = np.zeros(n)
+    prt_round = np.zeros(n)
     x_btl, x_max, x_max_prev = w0 / dp, w0 / dp, w0 / dp
     v, m_dwn, m_crs = np.zeros(n), np.zeros(n), np.zeros(n)
     w_hi, w_lo = np.full(n, cfg.inflight_hi_factor * w0), np.full(n, w0)
@@ -93,8 +94,12 @@ def run(cfg: solve.Config) -> solve.Trace:
         x_dlv = np.where(y_then > 0, x_ack / np.where(y_then > 0, y_then, 1.0) * deliv, 0.0)
         tau_min = np.where(is_bbr, tau_min - np.maximum(tau_min - tau, 0.0), tau_min)
         period = np.where(m_prt > 0.5, 0.2, 10.0)
+        if cfg.rtprop_expiry:
+            period = np.where(m_prt > 0.5, np.maximum(0.2, prt_round), period)
         holding = cfg.rtprop_expiry & is_bbr & (m_prt > 0.5) & (hold > 0.0)
+        drained = holding & (hold - h <= 0.0)
         hold = np.where(holding, hold - h, hold)
+        prt_round = np.where(drained, tau, prt_round)
         t_prt = t_prt + np.where(holding, 0.0, h)
         flip = t_prt >= period
         reset = ~flip & (m_prt < 0.5) & (tau < tau_min - 1e-12)

@@ -240,6 +240,30 @@ def test_expired_rtprop_takes_the_rtt_at_probe_rtt_entry(cubic_vs_bbr_deep):
     assert tr.queue_pkts[late].mean() > 0
 
 
+def test_expired_probe_rtt_holds_200ms_and_a_round_once_drained():
+    """Linux BBR leaves ProbeRTT after max(200 ms, 1 round), counted once what was in
+    flight at entry is acknowledged (tcp_bbr.c); in a deep buffer the round is longer."""
+    cfg = solve.dumbbell(["cubic", "bbr1"], capacity_bps=C_BPS, rtt_s=0.04, buffer_bdp=20,
+                         duration_s=32.0, step_s=1e-4, sample_s=1e-3,
+                         initial_window=PPS * 0.04 / 2, rtprop_expiry=True)
+    tr = solve.run(cfg)
+    m = (tr.bbr["m_prt"][:, 1] > 0.5).astype(int)
+    starts, ends = np.flatnonzero(np.diff(m) > 0) + 1, np.flatnonzero(np.diff(m) < 0) + 1
+    checked = long_rounds = 0
+    for k0 in starts:
+        later = ends[ends > k0]
+        if not len(later):
+            continue
+        rtt_entry = tr.rtt_s[k0, 1]  # drained one RTT after entry ...
+        rtt_drained = tr.rtt_s[np.searchsorted(tr.t, tr.t[k0] + rtt_entry), 1]
+        # ... then held for max(200 ms, the RTT seen once drained)
+        assert tr.t[later[0]] - tr.t[k0] == pytest.approx(
+            rtt_entry + max(0.2, rtt_drained), abs=5e-3)
+        checked += 1
+        long_rounds += rtt_drained > 0.25
+    assert checked >= 2 and long_rounds >= 1
+
+
 def test_expiry_changes_nothing_for_a_lone_bbr_flow():
     """Alone, BBRv1 drains its own queue in ProbeRTT, so RTprop returns to d_p."""
     kw = dict(capacity_bps=C_BPS, rtt_s=0.03, buffer_bdp=1, duration_s=21.0,

@@ -42,10 +42,12 @@ larger one, and ProbeRTT's own samples can then only lower it. Beside loss-based
 that keep a standing queue, those samples include their queue, so RTprop, the BDP
 estimate and BBR's window (2 x x_btl x RTprop) grow. Linux also holds ProbeRTT for 200 ms
 counted from the moment its inflight has drained to the ProbeRTT window, not from entry
-(eq. 12), so its own queued data has left before it takes its samples. With the option
-on, entering ProbeRTT sets τmin to the RTT seen at that moment, the 200 ms start one RTT
-(the one at entry) later, when what was in flight at entry has been acknowledged, and
-eq. (9) applies unchanged. (The model's inflight v of eq. 19 cannot serve as the drain
+(eq. 12), so its own queued data has left before it takes its samples, and it stays
+until one more round trip has passed as well ("max(200 ms, 1 round)" in
+``tcp_bbr.c``). With the option on, entering ProbeRTT sets τmin to the RTT seen at that
+moment; the hold starts one RTT (the one at entry) later, when what was in flight at
+entry has been acknowledged, and lasts max(200 ms, the RTT seen then); eq. (9) applies
+unchanged. (The model's inflight v of eq. 19 cannot serve as the drain
 test: it is an integral of rate differences that need not return to the window.) Mishra et
 al.'s closed form rests on the same mechanism (their RTprop includes the queue), and the
 book tests how far it explains the fluid model's gap to measurements.
@@ -177,6 +179,7 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
     m_prt = np.zeros(n)
     t_prt = np.zeros(n)
     hold = np.zeros(n)  # Linux ProbeRTT (expiry option): time left until drained
+    prt_round = np.zeros(n)  # ... then the round trip it also waits out, from the drain
     t_pbw = np.zeros(n)
     x_btl = w0 / dp_s
     x_max = w0 / dp_s
@@ -281,8 +284,12 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
                 # ProbeRTT mode and timer (eqs. 11-13): flip when the timer expires; a new
                 # RTprop sample restarts the ProbeBW timer
                 period = 0.2 if m_prt[i] > 0.5 else 10.0
+                if expiry and m_prt[i] > 0.5:  # Linux: max(200 ms, 1 round) once drained
+                    period = max(0.2, prt_round[i])
                 if expiry and m_prt[i] > 0.5 and hold[i] > 0.0:
                     hold[i] -= h  # Linux counts the 200 ms once what was in flight is out
+                    if hold[i] <= 0.0:
+                        prt_round[i] = rtt
                 else:
                     t_prt[i] += h
                 if t_prt[i] >= period:
