@@ -287,6 +287,45 @@ def test_run_retries_invalid_runs_until_valid_or_given_up(tmp_path, monkeypatch)
     assert len(calls) == 2 + 3 + 1 + 1
 
 
+def test_a_harness_error_skips_one_run_and_several_in_a_row_stop_the_campaign(
+        tmp_path, monkeypatch, capsys):
+    """A run the harness cannot finish (e.g. a delay line that would not exit) is not
+    stored and its point stays left; the campaign goes on. Three in a row stop it."""
+    from coexist.testbed import topology
+    from coexist.testbed.topology import TestbedError
+
+    c = campaign.load(write(tmp_path, BASE))
+    root = c.run_dir(tmp_path)
+    errors = [True, False, False, False, False]  # the first execution fails, then all work
+    calls: list[str] = []
+
+    def fake_execute(exp, min_utilisation, load_kind="none"):
+        if errors.pop(0):
+            raise TestbedError("the delay line did not exit")
+        return exp
+
+    def fake_store(camp, point, result, data_dir, host=None):
+        calls.append(point.key)
+        _fake_run(root, point.key, f"r{len(calls)}")
+        return True
+
+    monkeypatch.setattr(campaign, "_execute", fake_execute)
+    monkeypatch.setattr(campaign, "_store", fake_store)
+    monkeypatch.setattr(topology, "clean", lambda: [])
+    st = campaign.run(c, tmp_path, progress=False)
+    assert st.left == [] and len(st.done) == 4 and len(calls) == 4
+    assert f"{c.points[0].key}: run not stored, harness error (1 in a row)" in \
+        capsys.readouterr().err
+
+    (tmp_path / "b").mkdir()
+    c2 = campaign.load(write(tmp_path / "b", BASE))
+    errors[:] = [True] * 10
+    with pytest.raises(TestbedError, match="did not exit"):
+        campaign.run(c2, tmp_path / "b", progress=False)
+    assert errors == [True] * (10 - campaign.MAX_HARNESS_ERRORS)
+    assert campaign.status(c2, tmp_path / "b").done == []
+
+
 def test_run_waits_for_a_quiet_host_and_records_it(tmp_path, monkeypatch):
     """Each local run starts after a 5-s window with steal at most the limit (or after the
     longest wait), and its summary records the steal measured and the time waited."""
@@ -365,6 +404,55 @@ def test_attempts_under_steal_do_not_count_until_the_hard_cap(tmp_path):
     assert st.left == [a, c.points[3].key] and st.failed == [b, d]
     text = campaign.format_status(c, st)
     assert "12 invalid run(s) so far (9 under hypervisor steal, not counted)" in text
-    assert "2 given up after 2 invalid attempts (or 6 in all)" in text
+    assert "2 given up after 2 invalid attempts (or 6 runs' worth of time in all)" in text
     assert st.invalid_rate == 1.0 and st.est_with_reruns_s is None  # no valid run yet
     assert "re-runs" not in text
+
+
+def test_runs_stopped_early_cost_part_of_a_run_in_the_estimate(tmp_path):
+    """Three invalid runs, one stopped a quarter of the way through, next to one valid run:
+    each valid run has cost itself plus 3 invalid runs of (1 + 1 + 0.25) / 3 on average."""
+    c = campaign.load(write(tmp_path, BASE))
+    root = c.run_dir(tmp_path)
+    _fake_run(root, c.points[0].key, "aaaaaa")
+    for i in range(2):
+        _invalid_run(root, f"{c.points[1].key}.f{i}", steal_s=0.0, failed=["delay_lateness"])
+    _invalid_run(root, f"{c.points[1].key}.s0", steal_s=0.0,
+                 failed=["delay_lateness", "flows_complete"])
+    stopped = root / "_invalid" / f"{c.points[1].key}.s0" / "summary.json"
+    doc = json.loads(stopped.read_text())
+    duration = c.points[1].exp.duration_s
+    doc.update(stopped_early={"at_s": duration / 4, "reason": "x"},
+               params={"duration_s": duration})
+    stopped.write_text(json.dumps(doc))
+    st = campaign.status(c, tmp_path)
+    assert st.invalid_length == pytest.approx(0.75)
+    assert st.est_with_reruns_s == pytest.approx(st.est_left_s * (1 + 0.75 * 3))
+    assert "invalid runs taking 75 % of their length" in campaign.format_status(c, st)
+
+
+def test_runs_stopped_early_count_for_their_length_against_the_hard_cap(tmp_path):
+    """Under steal, runs stopped early follow each other quickly; the hard cap counts their
+    time, so a burst of short runs does not give a point up before full runs would have."""
+    c = campaign.load(write(tmp_path, BASE + "max_attempts: 2\n"))
+    root = c.run_dir(tmp_path)
+    a, b = c.points[0].key, c.points[1].key
+    duration = c.points[0].exp.duration_s
+
+    def stopped_run(key, name, share):
+        _invalid_run(root, f"{key}.{name}", steal_s=1.0,
+                     failed=["delay_lateness", "flows_complete"])
+        f = root / "_invalid" / f"{key}.{name}" / "summary.json"
+        doc = json.loads(f.read_text())
+        doc.update(stopped_early={"at_s": share * duration, "reason": "x"},
+                   params={"duration_s": duration})
+        f.write_text(json.dumps(doc))
+
+    for i in range(20):  # a: 20 disturbed runs stopped at 10 %: 2 runs' worth of 6
+        stopped_run(a, f"s{i}", 0.1)
+    for i in range(12):  # b: 12 stopped at half way: 6 runs' worth -> given up
+        stopped_run(b, f"s{i}", 0.5)
+    st = campaign.status(c, tmp_path)
+    assert st.disturbed == {a: 20, b: 12}
+    assert st.used[a] == pytest.approx(2.0) and st.used[b] == pytest.approx(6.0)
+    assert a in st.left and st.failed == [b]

@@ -81,3 +81,31 @@ def test_unknown_figure_param_lists_accepted_names():
     proc = subprocess.run([sys.executable, "-m", "coexist.cli", "figures", "-p",
                            "no_such_param", "1"], capture_output=True, text=True, timeout=60)
     assert "accepted names:" in proc.stderr and "capacity_mbps" in proc.stderr
+
+
+def test_run_stops_early_unless_asked_to_run_to_end(monkeypatch, capsys):
+    """``coexist run`` stops a doomed run by default; ``--run-to-end`` keeps it going. The
+    printed summary says where a run stopped."""
+    import pandas as pd
+
+    from coexist import data
+    from coexist.testbed import experiment
+
+    stored = sorted((data.DATA / "runs" / "two_flow").glob("*/summary.json"))[0]
+    summary = json.loads(stored.read_text())
+    summary.update(valid=False, flows=[], stopped_early={"at_s": 12.5, "reason": "doomed"},
+                   invalid_reasons=["doomed"])
+    asked = []
+
+    def fake_run(exp, *, progress, th, stop_early):
+        asked.append(stop_early)
+        return experiment.RunResult(summary, *[pd.DataFrame()] * 5)
+
+    monkeypatch.setattr(experiment, "run", fake_run)
+    args = ["run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp", "2",
+            "--flows", "cubic:1,bbr:1", "--quiet"]
+    code, out, _ = run(args, capsys)
+    assert code == 3 and asked == [True]
+    assert "stopped early at 12.5 s: no per-flow results" in out and "INVALID: doomed" in out
+    code, out, _ = run([*args, "--run-to-end"], capsys)
+    assert asked == [True, False]

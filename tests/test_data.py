@@ -92,17 +92,23 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     steal = s["provenance"]["cpu_seconds_during_run"]["steal_s"]
     assert row["steal_pct"] == pytest.approx(
         100 * steal / (s["provenance"]["cores"] * s["wall_s"]))
+    assert row["duration_s"] == s["params"]["duration_s"]
     present = runs["steal_pct"].dropna()
     assert len(present) and present.between(0, 100).all()
     # disturbed: invalid, more than 1 % steal, and only timing gates failed
     assert not runs.loc[runs["valid"], "disturbed"].any()
     assert (runs.loc[runs["disturbed"], "steal_pct"] > 1.0).all()
     assert ((runs["failed_gates"] == "") == runs["valid"]).all()
-    timing_only = runs["failed_gates"].map(
-        lambda g: bool(g) and set(g.split(",")) <= {"probe_rtt", "delay_lateness",
-                                                    "utilisation"})
+    # timing only: every failed gate a timing gate, an early stop's unfinished flows aside
+    stopped = runs["stopped_early_s"].notna()
+    failed = runs["failed_gates"].map(lambda g: set(g.split(",")) - {""})
+    failed[stopped] = failed[stopped].map(lambda g: g - {"flows_complete"})
+    timing_only = failed.map(lambda g: bool(g) and g <= {"probe_rtt", "delay_lateness",
+                                                        "utilisation"})
+    assert (runs["timing_only"] == timing_only).all()
     assert (runs["disturbed"] == (~runs["valid"] & (runs["steal_pct"] > 1.0)
                                   & timing_only)).all()
+    assert (runs.loc[stopped, "failed_gates"].str.contains("delay_lateness")).all()
     # point: the campaign key without its repeat, so every repeat of a configuration shares it
     assert (runs["key"] == runs["point"] + "-r" + runs["repeat"].astype(int).astype(str)).all()
     assert not runs[runs["valid"]].duplicated(["campaign", "point", "repeat"]).any()

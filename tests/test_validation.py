@@ -182,3 +182,28 @@ def test_tiny_changes_and_spreads_are_not_judged():
                                                            strict=True)])
     assert validation.ranking_agreement(flat, wide).empty  # the model spreads them by 0.01
     assert len(validation.ranking_agreement(flat, wide, min_spread=0.005)) == 1
+
+
+def test_measured_window_is_the_campaigns_and_the_stored_runs():
+    """The model can be run over the window the measured runs are averaged over: the
+    campaign's warm-up to 0.5 s before its end, as every stored 10-sender run has it."""
+    for rtt_min in (30.0, 10.0):
+        start, end = validation.measured_window(rtt_min)
+        for key in validation.measured_metrics(rtt_min)["key"][:5]:
+            p = json.loads((data.DATA / "runs" / validation.CAMPAIGN / key / "summary.json")
+                           .read_text())["params"]
+            assert (start, end) == (p["warmup_s"], p["duration_s"] - 0.5)
+    assert validation.measured_window(30.0) == (5.0, 19.5)
+    with pytest.raises(ParameterError, match="'rtt_min_ms' = 25.0"):
+        validation.measured_window(25.0)
+
+
+def test_model_metrics_for_chosen_pairs_only():
+    t = validation.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
+                                 n_flows=4, buffers_bdp=[2.0], duration_s=2.0, warmup_s=1.0,
+                                 aqms=("droptail",), pairs={"CUBIC/BBRv1", "Reno/Reno"})
+    assert sorted(t.pair) == ["CUBIC/BBRv1", "Reno/Reno"]
+    with pytest.raises(ParameterError, match="'pairs'"):
+        validation.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
+                                 n_flows=4, buffers_bdp=[2.0], duration_s=2.0, warmup_s=1.0,
+                                 pairs={"CUBIC/BBRv3"})

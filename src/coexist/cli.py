@@ -152,7 +152,8 @@ def _run(args: argparse.Namespace) -> int:
                           flows=args.flows, duration=args.duration, warmup=args.warmup,
                           interval=args.interval, sample=args.sample, delay=args.delay)
     th = gates.Thresholds(utilisation_min=args.min_utilisation)
-    result = experiment.run(exp, progress=not args.quiet and not args.json, th=th)
+    result = experiment.run(exp, progress=not args.quiet and not args.json, th=th,
+                            stop_early=not args.run_to_end)
     if args.out:
         experiment.write(result, Path(args.out))
     if args.json:
@@ -192,6 +193,8 @@ def format_run(s: dict) -> str:
     for g in s["gates"]:
         lines.append(f"  {'PASS' if g['passed'] else 'FAIL'} {g['name']}: {g['value']} "
                      f"(need {g['limit']})" + (f" {g['detail']}" if g["detail"] else ""))
+    if s.get("stopped_early"):
+        lines.append(f"stopped early at {s['stopped_early']['at_s']:g} s: no per-flow results")
     lines.append("valid" if s["valid"] else "INVALID: " + "; ".join(s["invalid_reasons"]))
     return "\n".join(lines)
 
@@ -365,6 +368,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--min-utilisation",
                      type=_number("min_utilisation", float, low=0.0, high=1.0), default=0.95,
                      help="utilisation gate (default 0.95)")
+    run.add_argument("--run-to-end", action="store_true",
+                     help="keep going when the delay-line lateness gate can no longer pass "
+                          "(by default the run stops there: it would be invalid)")
     run.add_argument("--out", help="store the run's tables under this directory")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress bar")

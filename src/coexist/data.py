@@ -335,12 +335,15 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     bbr_share, jain_index, mean_queue_delay_s, load (deliberate background load),
     loadavg_start (1-minute load average when the run started), steal_s (CPU time the
     hypervisor took from this machine during the run), steal_pct (that time as a percentage
-    of the machine's CPU time over the run: cores x wall time), disturbed (invalid, and
-    explained by that steal: :func:`coexist.testbed.gates.disturbed`), steal_before_pct and
+    of the machine's CPU time over the run: cores x wall time), timing_only (it failed only
+    timing gates: :func:`coexist.testbed.gates.timing_only`), disturbed (invalid, and
+    explained by that steal: :func:`coexist.testbed.gates.disturbed`), duration_s (planned),
+    stopped_early_s (when the run was stopped because its lateness gate could no longer
+    pass), steal_before_pct and
     waited_for_quiet_s (where the campaign waited for a quiet host before the run: the steal
     over the last 5 s before it, and the time waited), wall_s, time_utc.
     """
-    from .testbed.gates import disturbed
+    from .testbed.gates import disturbed, timing_only
 
     rows = []
     runs = Path(data_dir) / "runs"
@@ -372,7 +375,9 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "loadavg_start": (s["provenance"].get("loadavg_1_5_15") or {}).get("start",
                                                                                [None])[0],
             "steal_s": steal,
-            "steal_pct": steal_pct(s), "disturbed": disturbed(s),
+            "steal_pct": steal_pct(s), "timing_only": timing_only(s), "disturbed": disturbed(s),
+            "duration_s": s["params"]["duration_s"],
+            "stopped_early_s": (s.get("stopped_early") or {}).get("at_s"),
             "steal_before_pct": meta.get("steal_before_pct"),
             "waited_for_quiet_s": meta.get("waited_for_quiet_s"),
             "wall_s": s.get("wall_s"), "time_utc": s["provenance"]["time_utc"],

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +44,10 @@ def pair_label(ccas: Sequence[str]) -> str:
 
 def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
                   n_flows: int, buffers_bdp: Sequence[float], duration_s: float,
-                  warmup_s: float, aqms: Sequence[str] = ("droptail", "red")) -> pd.DataFrame:
-    """The five metrics from the fluid model for every pair, AQM and buffer.
+                  warmup_s: float, aqms: Sequence[str] = ("droptail", "red"),
+                  pairs: Collection[str] | None = None) -> pd.DataFrame:
+    """The five metrics from the fluid model for every pair (or only ``pairs``, labels
+    as :func:`pair_label` gives them), AQM and buffer.
 
     RTTs are spread evenly over the range (deterministic, unlike the paper's random draw);
     flows alternate between the pair's algorithms and start with an equal share of one BDP
@@ -55,11 +57,17 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
 
     from .fluid import cache, metrics, solve
 
-    pairs = list(itertools.combinations_with_replacement(NAMES, 2))
+    every = list(itertools.combinations_with_replacement(NAMES, 2))
+    if pairs is not None:
+        unknown = sorted(set(pairs) - {pair_label(p) for p in every})
+        if unknown:
+            raise invalid("pairs", unknown, "labels such as "
+                          + ", ".join(pair_label(p) for p in every[:3]))
+    chosen = [p for p in every if pairs is None or pair_label(p) in set(pairs)]
     rtts = list(np.linspace(rtt_min_ms, rtt_max_ms, n_flows) / 1e3)
     pps = capacity_mbps * 1e6 / (8 * solve.PACKET_BYTES)
     rows = []
-    jobs = list(itertools.product(pairs, aqms, buffers_bdp))
+    jobs = list(itertools.product(chosen, aqms, buffers_bdp))
     for (a, b), aqm, buf in tqdm(jobs, desc="fluid settings", unit="run", disable=None):
         ccas = [a if i % 2 == 0 else b for i in range(n_flows)]
         cfg = solve.dumbbell(ccas, capacity_bps=capacity_mbps * 1e6, rtt_s=rtts,
@@ -73,6 +81,25 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
                      "queue_share": m["queue_share"], "utilisation": m["utilisation"],
                      "jitter_ms": m["jitter_s"] * 1e3})
     return pd.DataFrame(rows)
+
+
+def measured_window(rtt_min_ms: float, n_flows: int = 10,
+                    data_dir: Path = data.DATA) -> tuple[float, float]:
+    """(start, end) in seconds of the window the fluid-validation runs with ``n_flows``
+    senders from ``rtt_min_ms`` are measured over (:func:`run_metrics`): from the warm-up to
+    0.5 s before the end, as the campaign file sets them. Running the model over the same
+    window compares like with like; the paper's figures use 5-s traces instead."""
+    from .testbed import campaign
+
+    c = campaign.load(Path(data_dir) / "campaigns" / f"{CAMPAIGN}.yaml")
+    windows = {(p.exp.warmup_s, p.exp.duration_s - 0.5) for p in c.points
+               if len(p.exp.flows) == n_flows
+               and np.isclose(min(f.rtt_s for f in p.exp.flows), rtt_min_ms / 1e3)}
+    if len(windows) != 1:
+        raise invalid("rtt_min_ms", rtt_min_ms,
+                      f"a shortest RTT of {n_flows}-sender runs in {CAMPAIGN}.yaml with one "
+                      f"measurement window (found {sorted(windows) or 'none'})")
+    return windows.pop()
 
 
 def run_metrics(run_dir: Path) -> dict:

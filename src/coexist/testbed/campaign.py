@@ -5,7 +5,8 @@ mixes, plus durations and repeats. Every point x repeat has a stable key; a key 
 run directory is done and never re-run. Runs that fail a validity gate are moved to
 ``_invalid/`` (counted in the book) and re-run up to ``max_attempts`` times; an invalid run
 that the hypervisor's steal explains (:func:`.gates.disturbed`) is re-run without counting,
-up to ``DISTURBED_FACTOR x max_attempts`` runs of a point in all.
+until the invalid runs of a point have taken ``DISTURBED_FACTOR x max_attempts`` runs' worth
+of time (a run stopped early counts for the share of its length it ran).
 
 Flow mixes can be written out (``"cubic:1,bbr:1"``) or generated:
 ``{mix: 10}`` is every split of 10 flows into CUBIC and BBR (0..10 BBR), and
@@ -18,6 +19,7 @@ import hashlib
 import itertools
 import json
 import shutil
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,7 @@ from .. import data
 from ..params import ParameterError
 from . import gates, spec
 from .load import KINDS as LOAD_KINDS
+from .topology import TestbedError
 
 GRID_KEYS = {"capacity", "rtt", "buffer_bdp", "flows"}
 OPTIONAL_GRID_KEYS = {"load"}  # deliberate background load (see testbed.load); default none
@@ -169,7 +172,11 @@ def load(path: Path) -> Campaign:
                     tuple(points.values()), max_attempts, path)
 
 
-DISTURBED_FACTOR = 3  # a point runs at most this many times max_attempts, disturbed or not
+MAX_HARNESS_ERRORS = 3  # runs in a row the harness could not finish before a campaign stops
+
+#: A point's invalid runs, disturbed or not, may take at most this many times max_attempts
+#: runs' worth of time (a run stopped early counts for the share of its length it ran).
+DISTURBED_FACTOR = 3
 
 
 @dataclass(frozen=True)
@@ -181,6 +188,8 @@ class Status:
     failed: list[str]          # gave up after max_attempts invalid runs
     est_left_s: float
     disturbed: dict[str, int] = field(default_factory=dict)  # of attempts: steal explains them
+    invalid_length: float = 1.0  # mean share of its planned length an invalid run took
+    used: dict[str, float] = field(default_factory=dict)  # key -> run lengths of its invalid runs
 
     @property
     def invalid_rate(self) -> float | None:
@@ -191,10 +200,13 @@ class Status:
 
     @property
     def est_with_reruns_s(self) -> float | None:
-        """``est_left_s`` scaled by the runs each valid one has taken so far
-        (1 / (1 - invalid rate)); None while no run is stored or none was valid."""
+        """``est_left_s`` scaled by what each valid run has cost so far: itself plus
+        rate / (1 - rate) invalid runs of ``invalid_length`` each (a run stopped early
+        costs only part of its length); None while no run is stored or none was valid."""
         rate = self.invalid_rate
-        return None if rate is None or rate >= 1 else self.est_left_s / (1 - rate)
+        if rate is None or rate >= 1:
+            return None
+        return self.est_left_s * (1 + self.invalid_length * rate / (1 - rate))
 
 
 def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
@@ -203,6 +215,8 @@ def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
             and (p / "summary.json").exists()} if root.exists() else set()
     attempts: dict[str, int] = {}
     disturbed: dict[str, int] = {}
+    lengths: list[float] = []  # share of its planned length each invalid run took
+    used: dict[str, float] = {}
     inv = root / "_invalid"
     if inv.exists():
         for p in inv.iterdir():
@@ -210,8 +224,13 @@ def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
                 key = p.name.rsplit(".", 1)[0]
                 attempts[key] = attempts.get(key, 0) + 1
                 summary = p / "summary.json"
-                if summary.exists() and gates.disturbed(json.loads(summary.read_text())):
+                s = json.loads(summary.read_text()) if summary.exists() else {}
+                if s and gates.disturbed(s):
                     disturbed[key] = disturbed.get(key, 0) + 1
+                stopped = s.get("stopped_early")
+                lengths.append(min(1.0, stopped["at_s"] / s["params"]["duration_s"])
+                               if stopped else 1.0)
+                used[key] = used.get(key, 0.0) + lengths[-1]
     keys = [p.key for p in c.points]
     unknown = sorted(done - set(keys))
     if unknown:
@@ -221,13 +240,15 @@ def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
 
     def spent(k: str) -> bool:
         n = attempts.get(k, 0)
-        return n - disturbed.get(k, 0) >= c.max_attempts or n >= DISTURBED_FACTOR * c.max_attempts
+        return (n - disturbed.get(k, 0) >= c.max_attempts
+                or used.get(k, 0.0) >= DISTURBED_FACTOR * c.max_attempts - 1e-9)
 
     left = [keys[i] for i in order if keys[i] not in done and not spent(keys[i])]
     failed = [k for k in keys if k not in done and spent(k)]
     per = {p.key: p.exp.duration_s + OVERHEAD_S for p in c.points}
     return Status(len(keys), [k for k in keys if k in done], attempts, left, failed,
-                  sum(per[k] for k in left), disturbed)
+                  sum(per[k] for k in left), disturbed,
+                  sum(lengths) / len(lengths) if lengths else 1.0, used)
 
 
 def _remove_partials(root: Path) -> list[Path]:
@@ -275,7 +296,11 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     (:mod:`.steal`), and the steal measured and the wait are stored with the run
     (``summary["campaign"]``). None (the default) never waits: on our VM, the runs that
     had waited were still valid only a quarter of the time, and the waiting cost about
-    half as much time as the runs themselves (appendix)."""
+    half as much time as the runs themselves (appendix).
+
+    A run the harness cannot finish (:class:`TestbedError`, its testbed already torn down)
+    is reported on stderr and not stored; its point stays left. ``MAX_HARNESS_ERRORS`` such
+    runs in a row stop the campaign with that error."""
     from tqdm.auto import tqdm
 
     from . import steal, topology
@@ -288,6 +313,7 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     by_key = {p.key: p for p in c.points}
     bar = tqdm(total=0, disable=not progress, unit="run", desc=c.name)
     executed = 0
+    harness_errors = 0  # in a row
     try:
         while True:  # an invalid run comes back as "left" until max_attempts is reached
             todo = status(c, data_dir).left
@@ -311,8 +337,19 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
                         before = {"steal_before_pct": None if pct is None else round(pct, 2),
                                   "waited_for_quiet_s": waited}
                         bar.set_postfix_str(key)
-                    _store(c, p, _execute(p.exp, p.min_utilisation, p.load), data_dir,
-                           before)
+                    try:
+                        result = _execute(p.exp, p.min_utilisation, p.load)
+                    except TestbedError as exc:
+                        # one run the harness could not finish (its testbed is already torn
+                        # down); the point stays left. Several in a row are not transient.
+                        harness_errors += 1
+                        print(f"{c.name}: {key}: run not stored, harness error "
+                              f"({harness_errors} in a row): {exc}", file=sys.stderr)
+                        if harness_errors >= MAX_HARNESS_ERRORS:
+                            raise
+                        continue
+                    harness_errors = 0
+                    _store(c, p, result, data_dir, before)
                     refresh(c, data_dir)
                     bar.update()
             else:
@@ -385,10 +422,13 @@ def format_status(c: Campaign, s: Status) -> str:
     if s.left and invalid and s.est_with_reruns_s is not None:
         eta += (f"; ~{_duration(s.est_with_reruns_s)} with re-runs at this campaign's "
                 f"invalid rate so far, {100 * s.invalid_rate:.0f} %")
+        if s.invalid_length < 1:
+            eta += (f", invalid runs taking {100 * s.invalid_length:.0f} % of their "
+                    "length on average (stopped early)")
     return (f"{c.name}: {len(s.done)}/{s.planned} done, {len(s.left)} left "
             f"({eta}), {invalid} invalid run(s) so far"
             + (f" ({sum(s.disturbed.values())} under hypervisor steal, not counted)"
                if s.disturbed else "")
             + (f", {len(s.failed)} given up after {c.max_attempts} invalid attempts "
-               f"(or {DISTURBED_FACTOR * c.max_attempts} in all): "
+               f"(or {DISTURBED_FACTOR * c.max_attempts} runs' worth of time in all): "
                f"{', '.join(s.failed[:5])}" if s.failed else ""))

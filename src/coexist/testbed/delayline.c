@@ -5,13 +5,21 @@
  * the kernel forwards it on.  One process serves several devices (one per sender
  * group, so that flows can have different base RTTs).
  *
- * Usage: delayline [--stats FILE] [--priority P] NAME:DELAY_US [NAME:DELAY_US ...]
+ * Usage: delayline [--stats FILE] [--live FILE] [--priority P] NAME:DELAY_US [...]
  *
  * The devices must exist (ip tuntap add dev NAME mode tun).  On SIGTERM/SIGINT the
  * line stops and writes JSON statistics: packets, bytes, drops, the release
  * lateness distribution (time a packet left after its due time), CPU time and the
  * scheduling policy obtained.  "ready" is printed on stdout once all devices are
  * attached.
+ *
+ * With --live the counters are kept in FILE, mapped shared, so that another process can
+ * read them while the line runs (struct live below, native byte order): the magic
+ * "CXDLIVE1", packets arrived, packets released, then the lateness histogram (uint32,
+ * 1 us bins, the last bin holding everything later).  The histogram is updated before
+ * the released count and the arrived count after the packet is queued, so a reader that
+ * reads the histogram first and the arrived count last never sees more late packets than
+ * the arrived count allows.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,9 +55,17 @@ struct line {
     uint64_t packets, bytes, drops, max_queue;
 };
 
+struct live {
+    char magic[8];                /* "CXDLIVE1" */
+    uint64_t arrived, released;   /* packets, over all devices */
+    uint64_t reserved;
+    uint32_t hist[HIST_US + 1];   /* release lateness, 1 us bins */
+};
+
 static volatile sig_atomic_t stop;
-static uint32_t hist[HIST_US + 1];
-static uint64_t late_max_ns, late_sum_ns, released;
+static struct live local_counts;
+static struct live *lv = &local_counts;
+static uint64_t late_max_ns, late_sum_ns;
 
 static void on_signal(int sig) { (void)sig; stop = 1; }
 
@@ -68,6 +84,19 @@ static int open_tun(const char *name) {
     memcpy(ifr.ifr_name, name, strnlen(name, IFNAMSIZ - 1));
     if (ioctl(fd, TUNSETIFF, &ifr) < 0) { close(fd); return -1; }
     return fd;
+}
+
+/* Keep the counters in FILE, mapped shared (see the header comment). */
+static int map_live(const char *path) {
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return -1;
+    if (ftruncate(fd, (off_t)sizeof(struct live)) < 0) { close(fd); return -1; }
+    void *m = mmap(NULL, sizeof(struct live), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return -1;
+    lv = m;
+    memcpy(lv->magic, "CXDLIVE1", 8);
+    return 0;
 }
 
 static int grow(struct line *l) {
@@ -97,10 +126,10 @@ static void release_due(struct line *l, uint64_t now) {
         uint64_t t = now_ns();
         uint64_t late = t > l->due[h] ? t - l->due[h] : 0;
         uint64_t us = late / 1000;
-        hist[us > HIST_US ? HIST_US : us]++;
+        __atomic_fetch_add(&lv->hist[us > HIST_US ? HIST_US : us], 1, __ATOMIC_RELAXED);
         late_sum_ns += late;
         if (late > late_max_ns) late_max_ns = late;
-        released++;
+        __atomic_fetch_add(&lv->released, 1, __ATOMIC_RELEASE);
         l->head = (h + 1) & (l->cap - 1);
         l->count--;
         now = t;
@@ -122,17 +151,19 @@ static void read_all(struct line *l) {
         l->len[t] = (uint32_t)n;
         l->count++;
         l->packets++;
+        __atomic_fetch_add(&lv->arrived, 1, __ATOMIC_RELEASE);
         l->bytes += (uint64_t)n;
         if (l->count > l->max_queue) l->max_queue = l->count;
     }
 }
 
 static double percentile_us(double q) {
+    uint64_t released = lv->released;
     if (!released) return 0.0;
     uint64_t want = (uint64_t)(q * (double)released), seen = 0;
     if (want >= released) want = released - 1;
     for (int i = 0; i <= HIST_US; i++) {
-        seen += hist[i];
+        seen += lv->hist[i];
         if (seen > want) return (double)i;
     }
     return (double)HIST_US;
@@ -146,6 +177,7 @@ static void write_stats(FILE *f, struct line *lines, int n, const char *policy,
                  ru.ru_stime.tv_usec / 1e6;
     fprintf(f, "{\n  \"scheduler\": \"%s\",\n  \"wall_s\": %.6f,\n  \"cpu_s\": %.6f,\n",
             policy, wall_s, cpu);
+    uint64_t released = lv->released;
     fprintf(f, "  \"released\": %llu,\n", (unsigned long long)released);
     fprintf(f, "  \"lateness_us\": {\"mean\": %.3f, \"p50\": %.0f, \"p99\": %.0f, "
                "\"p999\": %.0f, \"max\": %.3f},\n",
@@ -165,11 +197,12 @@ static void write_stats(FILE *f, struct line *lines, int n, const char *policy,
 int main(int argc, char **argv) {
     struct line lines[MAX_DEV];
     struct pollfd pfd[MAX_DEV];
-    const char *stats = NULL;
+    const char *stats = NULL, *live = NULL;
     int priority = 50, n = 0;
     memset(lines, 0, sizeof lines);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--stats") && i + 1 < argc) { stats = argv[++i]; continue; }
+        if (!strcmp(argv[i], "--live") && i + 1 < argc) { live = argv[++i]; continue; }
         if (!strcmp(argv[i], "--priority") && i + 1 < argc) { priority = atoi(argv[++i]); continue; }
         char *colon = strrchr(argv[i], ':');
         if (!colon || n == MAX_DEV || colon - argv[i] >= IFNAMSIZ) {
@@ -186,8 +219,12 @@ int main(int argc, char **argv) {
         lines[n].delay_ns = (uint64_t)(us * 1000.0 + 0.5);
         n++;
     }
-    if (!n) { fprintf(stderr, "usage: delayline [--stats FILE] NAME:DELAY_US ...\n"); return 2; }
+    if (!n) { fprintf(stderr, "usage: delayline [--stats FILE] [--live FILE] NAME:DELAY_US ...\n"); return 2; }
 
+    if (live && map_live(live) < 0) {
+        fprintf(stderr, "delayline: cannot map --live %s: %s\n", live, strerror(errno));
+        return 1;
+    }
     const char *policy = "SCHED_FIFO";
     struct sched_param sp = {.sched_priority = priority};
     if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) policy = "SCHED_OTHER";

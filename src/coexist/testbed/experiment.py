@@ -33,6 +33,17 @@ from .topology import BOTTLENECK_DEV, BOTTLENECK_HANDLE, RECEIVER_IP, Plan, Test
 BASE_PORT = 5201
 BASE_CPORT = 41001
 
+#: Bound on the packets the ACK path carries per full-sized data packet the bottleneck
+#: can deliver: one ACK per data segment at most, and segments of at least half the MTU.
+#: Over every stored run the delay line released at most 0.79 of the full-sized packets
+#: the bottleneck could carry (test_testbed_abort checks the bound on all of them).
+ACK_PATH_PER_DATA_PACKET_MAX = 2.0
+#: Packets per flow outside the data transfer: handshakes, iperf3's control connection
+#: and the results exchange (the server's JSON report rides the ACK path).
+ACK_PATH_EXTRA_PER_FLOW = 500
+PROBE_HZ = 10.0  # probe pings per second and sender group (ping -i 0.1)
+DATA_START_SLACK_S = 3.0  # from starting an iperf3 client to its first data, at most
+
 
 class Interrupted(Exception):
     """The run was stopped by a signal; the topology has been removed."""
@@ -130,13 +141,61 @@ def _sampler(plan: Plan, t0: float, stop: threading.Event, cport_flow: dict[int,
         errors.append(exc)
 
 
+def ack_path_packets_at_most(exp: Experiment, elapsed_s: float, last_start_s: float) -> float:
+    """Upper bound on the packets that reach the delay line after ``elapsed_s`` seconds of
+    the run, whose last flow started ``last_start_s`` after the first.
+
+    Data ends ``duration_s`` after each flow's start (plus ``DATA_START_SLACK_S`` for
+    iperf3's connection set-up) and a full buffer drains within
+    ``buffer_bytes * 8 / capacity_bps``; until then the bottleneck delivers at most
+    ``capacity_bps / (8 * WIRE_PACKET_BYTES)`` full-sized packets a second, each answered by
+    at most ``ACK_PATH_PER_DATA_PACKET_MAX`` ACK-path packets. The probes ping at
+    ``PROBE_HZ`` per group for ``duration_s + 1`` s.
+    """
+    from .spec import WIRE_PACKET_BYTES
+
+    data_end = (last_start_s + DATA_START_SLACK_S + exp.duration_s
+                + exp.buffer_bytes * 8 / exp.capacity_bps)
+    data_pps = exp.capacity_bps / (8 * WIRE_PACKET_BYTES)
+    probes = len(exp.groups) * (PROBE_HZ * max(0.0, exp.duration_s + 1.0 - elapsed_s) + 1)
+    return (ACK_PATH_PER_DATA_PACKET_MAX * data_pps * max(0.0, data_end - elapsed_s)
+            + probes + ACK_PATH_EXTRA_PER_FLOW * len(exp.flows))
+
+
+def _lateness_watch(live: Path, exp: Experiment, th: gates.Thresholds, last_start_s: float):
+    """A check for :func:`_wait_clients`: the reason to stop the run once its delay-line
+    lateness gate can no longer pass (:func:`gates.lateness_certain_to_fail`), else None."""
+    first = gates.first_late_bin(th)
+
+    def check(elapsed: float) -> str | None:
+        counts = measure.read_delayline_live(live)   # histogram first, arrived count last
+        late = int(counts.hist[first:].sum())
+        at_most = counts.arrived + ack_path_packets_at_most(exp, elapsed, last_start_s)
+        if not gates.lateness_certain_to_fail(late, at_most):
+            return None
+        return (f"stopped at {elapsed:.0f} s of {exp.duration_s:g} s: {late} packets already "
+                f"left the delay line >= {first / 1e3:g} ms late, more than 0.1 % of the at "
+                f"most {at_most:.0f} the run can carry, so the delay_lateness gate must fail")
+
+    return check
+
+
 def run(exp: Experiment, *, progress: bool = True,
-        th: gates.Thresholds = gates.DEFAULT) -> RunResult:
-    """Run one experiment and return its measurements (not yet written anywhere)."""
+        th: gates.Thresholds = gates.DEFAULT, stop_early: bool = True) -> RunResult:
+    """Run one experiment and return its measurements (not yet written anywhere).
+
+    With ``stop_early`` (and the TUN delay line) a run stops as soon as its lateness gate
+    is certain to fail: it would be invalid, and the rest of it would only take time. The
+    summary then says so under ``stopped_early``; its flows table and goodputs are empty,
+    the iperf3 reports having been cut off.
+    """
     backend = delay.resolve(exp.delay)
     dl_binary = delay.binary() if backend == "tun" else None
     plan = Plan(secrets.token_hex(3), exp, backend)
     workdir = Path(tempfile.mkdtemp(prefix=f"coexist-{plan.run_id}-"))
+    # the live counters are written on every packet: keep them in memory (tmpfs)
+    shm = Path("/dev/shm")
+    live = (shm if shm.is_dir() else workdir) / f"coexist-{plan.run_id}-delayline.live"
     procs = _Procs(workdir)
     prov = provenance.collect()
     load_start, cpu_start = os.getloadavg(), provenance.cpu_times()
@@ -155,7 +214,8 @@ def run(exp: Experiment, *, progress: bool = True,
             if dl_binary is not None:
                 dl = procs.start("delayline", plan.router,
                                  [str(dl_binary), "--stats", str(workdir / "delayline.json"),
-                                  *plan.delayline_args()], stdout_to_file=False)
+                                  "--live", str(live), *plan.delayline_args()],
+                                 stdout_to_file=False)
                 ready = dl.stdout.readline().decode().strip()
                 if ready != "ready":
                     dl.wait(5)
@@ -183,7 +243,15 @@ def run(exp: Experiment, *, progress: bool = True,
             sampler = threading.Thread(target=_sampler, daemon=True, args=(
                 plan, t0, stop, cport_flow, sockets, queue, errors))
             sampler.start()
-            _wait_clients(clients, exp.duration_s, t0, progress)
+            watch = _lateness_watch(live, exp, th, max(offsets)) \
+                if stop_early and dl is not None else None
+            stopped = _wait_clients(clients, exp.duration_s, t0, progress, watch)
+            if stopped is not None:
+                for c in clients:
+                    if c.poll() is None:
+                        c.kill()
+                for c in clients:
+                    c.wait(10)
             stop.set()
             sampler.join(timeout=10)
             if errors:
@@ -198,8 +266,7 @@ def run(exp: Experiment, *, progress: bool = True,
             # device without its reader drops what arrives later (a late closing FIN)
             other = _other_drops(plan)
             if dl is not None:
-                dl.send_signal(signal.SIGTERM)
-                dl.wait(10)
+                _stop_delay_line(dl, procs)
             if dl is not None:
                 stats = measure.parse_delayline_stats((workdir / "delayline.json").read_text())
                 for dev in stats["devices"]:
@@ -207,13 +274,14 @@ def run(exp: Experiment, *, progress: bool = True,
             else:
                 stats = None
             result = _analyse(plan, procs, workdir, offsets, t0_unix, sockets, queue, stats,
-                              other, th)
+                              other, th, stopped)
     finally:
         stop.set()
         try:
             topology.teardown(plan)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+            live.unlink(missing_ok=True)
     # machine load around the run: evidence of concurrent work that could disturb it
     prov["loadavg_1_5_15"] = {"start": list(load_start), "end": list(os.getloadavg())}
     cpu_end = provenance.cpu_times()
@@ -223,20 +291,46 @@ def run(exp: Experiment, *, progress: bool = True,
     return result
 
 
+DELAY_LINE_STOP_S = 30.0  # the delay line gets this long to write its statistics and exit
+
+
+def _stop_delay_line(dl: subprocess.Popen, procs: _Procs) -> None:
+    """SIGTERM the delay line and wait for its statistics. Under heavy hypervisor steal
+    this has taken longer than 10 s; a line still running after ``DELAY_LINE_STOP_S`` is
+    killed, and the run fails as a harness error (without statistics it cannot be judged)."""
+    dl.send_signal(signal.SIGTERM)
+    try:
+        dl.wait(DELAY_LINE_STOP_S)
+    except subprocess.TimeoutExpired:
+        dl.kill()
+        dl.wait(10)
+        raise TestbedError(f"the delay line did not exit within {DELAY_LINE_STOP_S:g} s of "
+                           f"SIGTERM; stderr: {procs.stderr('delayline') or '(empty)'}") from None
+
+
 def _wait_clients(clients: list[subprocess.Popen], duration: float, t0: float,
-                  progress: bool) -> None:
+                  progress: bool, check=None) -> dict | None:
+    """Wait for the iperf3 clients to finish. ``check(elapsed)`` is called about once a
+    second; when it returns a reason the wait ends early with ``{"at_s", "reason"}``."""
     from tqdm.auto import tqdm
 
     limit = duration + 30.0
+    next_check = 1.0
     with tqdm(total=round(duration), unit="s", disable=not progress, leave=False,
               desc="experiment") as bar:
         while any(c.poll() is None for c in clients):
             elapsed = time.monotonic() - t0
             if elapsed > limit:
                 raise TestbedError(f"iperf3 clients still running {limit:g} s after the start")
+            if check is not None and elapsed >= next_check:
+                reason = check(elapsed)
+                if reason is not None:
+                    return {"at_s": round(elapsed, 3), "reason": reason}
+                next_check = elapsed + 1.0
             bar.n = min(round(elapsed), bar.total)
             bar.refresh()
             time.sleep(0.2)
+    return None
 
 
 def _other_drops(plan: Plan) -> dict[str, int]:
@@ -261,11 +355,13 @@ def _percentile(values: list[float], q: float) -> float:
 
 def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_unix: float,
              sockets: list[dict], queue: list[dict], dl_stats: dict | None,
-             other_drops: dict[str, int], th: gates.Thresholds) -> RunResult:
+             other_drops: dict[str, int], th: gates.Thresholds,
+             stopped: dict | None = None) -> RunResult:
     exp = plan.exp
     n = len(exp.flows)
     flow_rows, series_rows, complete = [], [], []
-    for i, flow in enumerate(exp.flows):
+    # a run stopped early cut its iperf3 reports off: it has no per-flow results
+    for i, flow in enumerate(exp.flows if stopped is None else []):
         name = f"client{i}"
         proc = dict(procs.items)[name]
         text = (workdir / f"{name}.out").read_text(errors="replace")
@@ -290,9 +386,12 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
                                 "t_start_s": offsets[i] + iv["start_s"],
                                 "t_end_s": offsets[i] + iv["end_s"], "bytes": iv["bytes"],
                                 "goodput_bps": iv["bits_per_second"]})
+    if stopped is not None:
+        complete = [False] * n
     flows = pd.DataFrame(flow_rows)
-    total = float(flows["goodput_bps"].sum())
-    flows["share"] = flows["goodput_bps"] / total if total > 0 else math.nan
+    total = float(flows["goodput_bps"].sum()) if len(flows) else math.nan
+    if len(flows):
+        flows["share"] = flows["goodput_bps"] / total if total > 0 else math.nan
     series = pd.DataFrame(series_rows)
 
     sock = pd.DataFrame(sockets)
@@ -309,8 +408,8 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
     q = pd.DataFrame(queue)
     if not q.empty:
         q = q[["t_s", *[c for c in q.columns if c != "t_s"]]]
-    window = q[(q["t_s"] >= exp.warmup_s) & (q["t_s"] <= exp.duration_s - 0.5)] \
-        if not q.empty else q
+    end = exp.duration_s - 0.5 if stopped is None else min(exp.duration_s - 0.5, stopped["at_s"])
+    window = q[(q["t_s"] >= exp.warmup_s) & (q["t_s"] <= end)] if not q.empty else q
     utilisation = mean_pkt = math.nan
     if len(window) >= 2:
         first, last = window.iloc[0], window.iloc[-1]
@@ -340,17 +439,19 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
                "flows_complete": complete}
     evaluated = gates.evaluate(metrics, th)
     valid, reasons = gates.verdict(evaluated)
+    if stopped is not None:
+        reasons.insert(0, stopped["reason"])
 
-    bbr = flows["cca"] == "bbr"
-    x = flows["goodput_bps"].to_numpy(dtype=float)
+    bbr = flows["cca"] == "bbr" if len(flows) else pd.Series([], dtype=bool)
+    x = flows["goodput_bps"].to_numpy(dtype=float) if len(flows) else np.array([])
     summary = {
         "run_id": plan.run_id,
         "params": exp.to_dict(),
         "delay_backend": plan.delay,
         "flows": flows.to_dict(orient="records"),
-        "goodput_total_bps": total,
+        "goodput_total_bps": _num(total),
         "utilisation": _num(utilisation),
-        "goodput_over_capacity": total / exp.capacity_bps,
+        "goodput_over_capacity": _num(total / exp.capacity_bps),
         "jain_index": _num(jain(x)) if total > 0 else None,
         "bbr_share": _num(flows.loc[bbr, "goodput_bps"].sum() / total) if bbr.any() else None,
         "mean_queue_delay_s": _num(qdelay.mean()) if len(qdelay) else None,
@@ -366,6 +467,7 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
         "gates": gates.as_records(evaluated),
         "valid": valid,
         "invalid_reasons": reasons,
+        "stopped_early": stopped,
     }
     return RunResult(summary, flows, series, sock, q, pd.DataFrame(probe_rows))
 

@@ -6,6 +6,7 @@ re-run it and figures never use it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,21 @@ TIMING_GATES = frozenset({"probe_rtt", "delay_lateness", "utilisation"})
 DISTURBED_STEAL_PCT = 1.0  # steal above this share of the CPU time during a run disturbs it
 
 
+def failed_gates(summary: dict) -> set[str]:
+    """Names of the gates a stored run failed."""
+    return {g["name"] for g in summary["gates"] if not g["passed"]}
+
+
+def timing_only(summary: dict) -> bool:
+    """Whether the run failed gates and all of them are timing gates. A run stopped early
+    because its lateness gate could no longer pass (``summary["stopped_early"]``) has
+    unfinished flows because of that stop, so ``flows_complete`` does not count there."""
+    failed = failed_gates(summary)
+    if summary.get("stopped_early"):
+        failed -= {"flows_complete"}
+    return bool(failed) and failed <= TIMING_GATES
+
+
 def disturbed(summary: dict) -> bool:
     """Whether an invalid run is explained by the hypervisor: more than
     ``DISTURBED_STEAL_PCT`` % steal during it (appendix, figure T-F1), and only timing gates
@@ -27,9 +43,8 @@ def disturbed(summary: dict) -> bool:
     from .. import data
 
     pct = data.steal_pct(summary)
-    failed = {g["name"] for g in summary["gates"] if not g["passed"]}
     return (not summary["valid"] and pct is not None and pct > DISTURBED_STEAL_PCT
-            and bool(failed) and failed <= TIMING_GATES)
+            and timing_only(summary))
 
 
 @dataclass(frozen=True)
@@ -126,3 +141,27 @@ def verdict(gates: list[Gate]) -> tuple[bool, list[str]]:
 
 def as_records(gates: list[Gate]) -> list[dict]:
     return [asdict(g) for g in gates]
+
+
+def first_late_bin(th: Thresholds = DEFAULT) -> int:
+    """The first 1-us lateness bin that counts against ``lateness_p999_s``: the gate passes
+    when the delay line's p99.9 bin index is below the limit in microseconds."""
+    return math.ceil(round(th.lateness_p999_s * 1e6, 6))
+
+
+def lateness_certain_to_fail(late: int, packets_at_most: float) -> bool:
+    """Whether the delay-line lateness gate must fail however the run goes on.
+
+    The delay line reports as p99.9 the first bin whose cumulative count exceeds
+    floor(0.999 N) of the N packets it released, so the gate fails when the N - L packets
+    released earlier than the limit are at most floor(0.999 N), L being the packets in the
+    late bins. ``late`` packets already released late stay late, and the run releases
+    N <= ``packets_at_most`` in all; even if every later packet leaves on time, the gate
+    then fails once late >= 0.001 N + 2 (the 2 covers the floor and the rounding of 0.999
+    in double precision).
+    """
+    if late < 0 or packets_at_most < late:
+        raise ValueError(f"late = {late!r} must be 0..packets_at_most "
+                         f"({packets_at_most!r})")
+    return late >= 0.001 * packets_at_most + 2
+

@@ -1,4 +1,5 @@
-"""Parsers for what the tools report: iperf3 JSON, ``ss -tin``, ``tc -s -j``, ping, ``ip -s -j``.
+"""Parsers for what the tools report: iperf3 JSON, ``ss -tin``, ``tc -s -j``, ping, ``ip -s -j``,
+and the delay line's statistics and live counters.
 
 Each parser takes the tool's text output and returns plain records in SI units (bytes,
 bit/s, seconds). They raise :class:`MeasureError` with the offending line or key rather than
@@ -8,9 +9,14 @@ skipping anything they do not understand.
 from __future__ import annotations
 
 import json
+import os
 import re
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
 
 
 class MeasureError(ValueError):
@@ -224,3 +230,41 @@ def parse_delayline_stats(text: str) -> dict:
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise MeasureError(f"delay-line statistics malformed ({exc})") from None
     return doc
+
+
+#: Layout of the delay line's ``--live`` file (struct live in delayline.c).
+LIVE_MAGIC = b"CXDLIVE1"
+LIVE_HEADER_BYTES = 32          # magic, arrived, released, reserved
+LIVE_HIST_BINS = 100_001        # 1-us lateness bins up to 100 ms, the last one open-ended
+
+
+@dataclass(frozen=True)
+class LiveCounts:
+    """The delay line's counters while it runs: packets arrived and released over all
+    devices, and the release-lateness histogram (1-us bins)."""
+
+    arrived: int
+    released: int
+    hist: np.ndarray
+
+
+def read_delayline_live(path: Path) -> LiveCounts:
+    """Read the delay line's ``--live`` counters.
+
+    The histogram is read before the arrived count: the line counts a packet as arrived
+    before it can be released, so ``arrived`` is never smaller than the packets in
+    ``hist``, which is what an upper bound on the run's packets needs.
+    """
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = LIVE_HIST_BINS * 4
+        raw = os.pread(fd, size, LIVE_HEADER_BYTES)
+        header = os.pread(fd, LIVE_HEADER_BYTES, 0)
+    finally:
+        os.close(fd)
+    if len(raw) != size or len(header) != LIVE_HEADER_BYTES or header[:8] != LIVE_MAGIC:
+        raise MeasureError(f"delay-line live counters in {path} are not the expected "
+                           f"{LIVE_HEADER_BYTES + size}-byte {LIVE_MAGIC.decode()} layout")
+    arrived, released = struct.unpack_from("=QQ", header, 8)
+    return LiveCounts(arrived, released, np.frombuffer(raw, dtype=np.uint32))
+

@@ -1,10 +1,10 @@
 """Hypervisor steal: CPU time the host gives this virtual machine's CPUs to someone else.
 
 A burst of steal stalls the delay line and the senders alike; the timing gates then reject
-the run (appendix, figure T-F1: above 0.5 % steal most runs fail them). Steal comes from
-outside the machine and arrives in bursts of minutes, so a campaign waits for a quiet host
-before each run rather than spend its attempts on runs the gates would reject. A run can
-still meet a burst that starts after it began; the gates catch that as before.
+the run (appendix, figure T-F1: above 0.5 % steal most runs fail them). A campaign can wait
+for a quiet host before each run (``coexist campaign run --steal-limit``). It does not by
+default: an idle machine accrues little steal whatever the host does, so the wait did not
+make the runs after it more often valid (T-F1).
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from collections.abc import Callable
 from ..params import ParameterError
 from ..provenance import cpu_times
 
+WINDOW_S = 5.0  # seconds of steal measured before a run when waiting for a quiet host
 
-def share(window_s: float = 5.0, *, read: Callable[[], dict[str, float]] = cpu_times,
+
+def share(window_s: float = WINDOW_S, *, read: Callable[[], dict[str, float]] = cpu_times,
           clock: Callable[[], float] = time.monotonic,
           sleep: Callable[[float], None] = time.sleep, cores: int | None = None) -> float | None:
     """The hypervisor's steal over the next ``window_s`` seconds, in % of the machine's CPU
@@ -41,7 +43,7 @@ def check_limits(limit_pct: float, max_wait_s: float) -> None:
         raise ParameterError(f"max_wait_s = {max_wait_s!r}; valid: >= 0 seconds")
 
 
-def wait_for_quiet(limit_pct: float, *, window_s: float = 5.0, max_wait_s: float = 600.0,
+def wait_for_quiet(limit_pct: float, *, window_s: float = WINDOW_S, max_wait_s: float = 600.0,
                    on_wait: Callable[[float, float], None] | None = None,
                    measure: Callable[[float], float | None] | None = None,
                    ) -> tuple[float, float | None]:
