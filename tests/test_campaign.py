@@ -410,8 +410,10 @@ def test_attempts_under_steal_do_not_count_until_the_hard_cap(tmp_path):
 
 
 def test_runs_stopped_early_cost_part_of_a_run_in_the_estimate(tmp_path):
-    """Three invalid runs, one stopped a quarter of the way through, next to one valid run:
-    each valid run has cost itself plus 3 invalid runs of (1 + 1 + 0.25) / 3 on average."""
+    """Three invalid runs, one of the 5-s runs stopped at 0.5 s, next to one valid run: the
+    stopped run took (0.5 + OVERHEAD_S) / (5 + OVERHEAD_S) = 1/2 of a full run's wall time,
+    so each valid run has cost itself plus 3 invalid runs of (1 + 1 + 1/2) / 3 on average."""
+    assert campaign.OVERHEAD_S == 4.0  # the arithmetic below
     c = campaign.load(write(tmp_path, BASE))
     root = c.run_dir(tmp_path)
     _fake_run(root, c.points[0].key, "aaaaaa")
@@ -421,38 +423,38 @@ def test_runs_stopped_early_cost_part_of_a_run_in_the_estimate(tmp_path):
                  failed=["delay_lateness", "flows_complete"])
     stopped = root / "_invalid" / f"{c.points[1].key}.s0" / "summary.json"
     doc = json.loads(stopped.read_text())
-    duration = c.points[1].exp.duration_s
-    doc.update(stopped_early={"at_s": duration / 4, "reason": "x"},
-               params={"duration_s": duration})
+    assert c.points[1].exp.duration_s == 5
+    doc.update(stopped_early={"at_s": 0.5, "reason": "x"}, params={"duration_s": 5.0})
     stopped.write_text(json.dumps(doc))
     st = campaign.status(c, tmp_path)
-    assert st.invalid_length == pytest.approx(0.75)
-    assert st.est_with_reruns_s == pytest.approx(st.est_left_s * (1 + 0.75 * 3))
-    assert "invalid runs taking 75 % of their length" in campaign.format_status(c, st)
+    assert st.invalid_length == pytest.approx(2.5 / 3)
+    assert st.est_with_reruns_s == pytest.approx(st.est_left_s * (1 + 2.5))
+    assert "invalid runs taking 83 % of a full run's time" in campaign.format_status(c, st)
 
 
-def test_runs_stopped_early_count_for_their_length_against_the_hard_cap(tmp_path):
-    """Under steal, runs stopped early follow each other quickly; the hard cap counts their
-    time, so a burst of short runs does not give a point up before full runs would have."""
+def test_runs_stopped_early_count_for_their_time_against_the_hard_cap(tmp_path):
+    """Under steal, runs stopped early follow each other quickly; the hard cap counts the
+    wall time they took, set-up included, so a burst of short runs does not give a point up
+    before full runs would have, and even runs stopped at once are bounded in number."""
+    assert campaign.OVERHEAD_S == 4.0  # the arithmetic below
     c = campaign.load(write(tmp_path, BASE + "max_attempts: 2\n"))
     root = c.run_dir(tmp_path)
     a, b = c.points[0].key, c.points[1].key
-    duration = c.points[0].exp.duration_s
+    assert c.points[0].exp.duration_s == 5
 
-    def stopped_run(key, name, share):
+    def stopped_run(key, name, at_s):
         _invalid_run(root, f"{key}.{name}", steal_s=1.0,
                      failed=["delay_lateness", "flows_complete"])
         f = root / "_invalid" / f"{key}.{name}" / "summary.json"
         doc = json.loads(f.read_text())
-        doc.update(stopped_early={"at_s": share * duration, "reason": "x"},
-                   params={"duration_s": duration})
+        doc.update(stopped_early={"at_s": at_s, "reason": "x"}, params={"duration_s": 5.0})
         f.write_text(json.dumps(doc))
 
-    for i in range(20):  # a: 20 disturbed runs stopped at 10 %: 2 runs' worth of 6
-        stopped_run(a, f"s{i}", 0.1)
-    for i in range(12):  # b: 12 stopped at half way: 6 runs' worth -> given up
-        stopped_run(b, f"s{i}", 0.5)
+    for i in range(11):  # a: 11 disturbed runs stopped at 0.5 s: (0.5 + 4) / 9 each
+        stopped_run(a, f"s{i}", 0.5)
+    for i in range(14):  # b: 14 stopped at once: 4 / 9 each, 6.2 runs' worth -> given up
+        stopped_run(b, f"s{i}", 0.0)
     st = campaign.status(c, tmp_path)
-    assert st.disturbed == {a: 20, b: 12}
-    assert st.used[a] == pytest.approx(2.0) and st.used[b] == pytest.approx(6.0)
+    assert st.disturbed == {a: 11, b: 14}
+    assert st.used[a] == pytest.approx(5.5) and st.used[b] == pytest.approx(14 * 4 / 9)
     assert a in st.left and st.failed == [b]

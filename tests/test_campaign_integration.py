@@ -81,7 +81,12 @@ def test_killed_campaign_loses_and_duplicates_nothing(tiny, tmp_path):
         done = _check_consistent(c, tmp_path)
         assert seen <= done, f"a finished run disappeared (seed {seed})"
         seen = done
-    final = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    # the hard cap bounds this run: per point, invalid runs worth DISTURBED_FACTOR x
+    # max_attempts full runs of wall time (each costs at least OVERHEAD_S of it), one more
+    # that crosses the cap and one valid run; a tiny run's real set-up is well under OVERHEAD_S
+    worst_s = len(c.points) * (campaign.DISTURBED_FACTOR * c.max_attempts + 2) \
+        * (c.points[0].exp.duration_s + campaign.OVERHEAD_S)
+    final = subprocess.run(cmd, capture_output=True, text=True, timeout=worst_s + 60)
     st = campaign.status(c, tmp_path)
     # a point may be given up after max_attempts invalid runs (exit code 3) only if the
     # hypervisor's steal explains them; the bookkeeping must hold either way

@@ -6,7 +6,7 @@ run directory is done and never re-run. Runs that fail a validity gate are moved
 ``_invalid/`` (counted in the book) and re-run up to ``max_attempts`` times; an invalid run
 that the hypervisor's steal explains (:func:`.gates.disturbed`) is re-run without counting,
 until the invalid runs of a point have taken ``DISTURBED_FACTOR x max_attempts`` runs' worth
-of time (a run stopped early counts for the share of its length it ran).
+of wall time (a run stopped early counts for what it took, set-up included).
 
 Flow mixes can be written out (``"cubic:1,bbr:1"``) or generated:
 ``{mix: 10}`` is every split of 10 flows into CUBIC and BBR (0..10 BBR), and
@@ -175,7 +175,7 @@ def load(path: Path) -> Campaign:
 MAX_HARNESS_ERRORS = 3  # runs in a row the harness could not finish before a campaign stops
 
 #: A point's invalid runs, disturbed or not, may take at most this many times max_attempts
-#: runs' worth of time (a run stopped early counts for the share of its length it ran).
+#: runs' worth of wall time (a run stopped early counts for what it took, set-up included).
 DISTURBED_FACTOR = 3
 
 
@@ -188,8 +188,8 @@ class Status:
     failed: list[str]          # gave up after max_attempts invalid runs
     est_left_s: float
     disturbed: dict[str, int] = field(default_factory=dict)  # of attempts: steal explains them
-    invalid_length: float = 1.0  # mean share of its planned length an invalid run took
-    used: dict[str, float] = field(default_factory=dict)  # key -> run lengths of its invalid runs
+    invalid_length: float = 1.0  # mean share of a full run's wall time an invalid run took
+    used: dict[str, float] = field(default_factory=dict)  # key -> runs' worth its invalid runs took
 
     @property
     def invalid_rate(self) -> float | None:
@@ -202,11 +202,23 @@ class Status:
     def est_with_reruns_s(self) -> float | None:
         """``est_left_s`` scaled by what each valid run has cost so far: itself plus
         rate / (1 - rate) invalid runs of ``invalid_length`` each (a run stopped early
-        costs only part of its length); None while no run is stored or none was valid."""
+        costs only part of a full run's time); None while no run is stored or none was valid."""
         rate = self.invalid_rate
         if rate is None or rate >= 1:
             return None
         return self.est_left_s * (1 + self.invalid_length * rate / (1 - rate))
+
+
+def _time_share(summary: dict) -> float:
+    """The share of a full run's wall time an invalid run took: 1, or for a run stopped
+    early (at_s + OVERHEAD_S) / (duration + OVERHEAD_S), because set-up and teardown cost
+    the same however soon the run stops. A run stopped at once still costs OVERHEAD_S, so
+    the hard cap bounds the number of runs, not only their time."""
+    stopped = summary.get("stopped_early")
+    if not stopped:
+        return 1.0
+    return min(1.0, (stopped["at_s"] + OVERHEAD_S)
+               / (summary["params"]["duration_s"] + OVERHEAD_S))
 
 
 def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
@@ -215,7 +227,7 @@ def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
             and (p / "summary.json").exists()} if root.exists() else set()
     attempts: dict[str, int] = {}
     disturbed: dict[str, int] = {}
-    lengths: list[float] = []  # share of its planned length each invalid run took
+    lengths: list[float] = []  # share of a full run's wall time each invalid run took
     used: dict[str, float] = {}
     inv = root / "_invalid"
     if inv.exists():
@@ -227,9 +239,7 @@ def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
                 s = json.loads(summary.read_text()) if summary.exists() else {}
                 if s and gates.disturbed(s):
                     disturbed[key] = disturbed.get(key, 0) + 1
-                stopped = s.get("stopped_early")
-                lengths.append(min(1.0, stopped["at_s"] / s["params"]["duration_s"])
-                               if stopped else 1.0)
+                lengths.append(_time_share(s))
                 used[key] = used.get(key, 0.0) + lengths[-1]
     keys = [p.key for p in c.points]
     unknown = sorted(done - set(keys))
@@ -423,8 +433,8 @@ def format_status(c: Campaign, s: Status) -> str:
         eta += (f"; ~{_duration(s.est_with_reruns_s)} with re-runs at this campaign's "
                 f"invalid rate so far, {100 * s.invalid_rate:.0f} %")
         if s.invalid_length < 1:
-            eta += (f", invalid runs taking {100 * s.invalid_length:.0f} % of their "
-                    "length on average (stopped early)")
+            eta += (f", invalid runs taking {100 * s.invalid_length:.0f} % of a full run's "
+                    "time on average (stopped early)")
     return (f"{c.name}: {len(s.done)}/{s.planned} done, {len(s.left)} left "
             f"({eta}), {invalid} invalid run(s) so far"
             + (f" ({sum(s.disturbed.values())} under hypervisor steal, not counted)"
