@@ -55,8 +55,11 @@ def _netns() -> set[str]:
 
 
 def _start_and_wait_for_traffic(env):
+    """A run in the middle of its traffic; it runs to its end (no early stop under steal),
+    so it is still running when the caller kills or signals it."""
     p = subprocess.Popen(_cli("run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp",
-                              "2", "--flows", "cubic:1,bbr:1", "--duration", "30", "--quiet"),
+                              "2", "--flows", "cubic:1,bbr:1", "--duration", "30", "--quiet",
+                              "--run-to-end"),
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True)
     deadline = time.monotonic() + 20
