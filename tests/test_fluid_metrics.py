@@ -131,3 +131,37 @@ def test_goodput_matches_the_links_output_in_a_lossy_run():
     assert agg["loss_rate"] > 1e-3  # loss matters in this setting
     assert pf.goodput_bps.sum() == pytest.approx(agg["utilisation"] * 100e6, rel=0.02)
     assert (pf.goodput_bps < pf.rate_bps).all()
+
+
+def test_loss_episodes_on_a_hand_made_trace():
+    """Two loss pulses of known length and size, the second still running at the end of
+    the trace (left out); the window and queue dips after the first are read back."""
+    t = np.arange(0, 1.0, 1e-4)
+    loss = np.zeros(len(t))
+    loss[(t >= 0.2) & (t < 0.25)] = 0.01  # 50 ms at 1 %: y p dt = PPS * 0.01 * 0.05
+    loss[t >= 0.9] = 0.02
+    window = np.full((len(t), 2), 100.0)
+    window[(t >= 0.3) & (t < 0.4)] = 70.0  # the senders back off to 0.7 together
+    queue = np.full(len(t), 100.0)
+    queue[(t >= 0.3) & (t < 0.5)] = 25.0
+    ep = metrics.loss_episodes(_trace(loss=loss, window_pkts=window, queue_pkts=queue))
+    assert len(ep) == 1
+    e = ep.iloc[0]
+    assert e["start_s"] == pytest.approx(0.2) and e["duration_s"] == pytest.approx(0.05)
+    assert e["dropped_per_flow"] == pytest.approx(PPS * 0.01 * 0.05 / 2, rel=1e-3)
+    assert e["window_trough_ratio"] == pytest.approx(0.7)
+    assert e["queue_min_share"] == pytest.approx(0.25)
+    assert metrics.loss_episodes(_trace()).empty  # no loss, no episode
+    with pytest.raises(ParameterError, match="threshold"):
+        metrics.loss_episodes(_trace(), threshold=0.0)
+
+
+def test_queue_share_between_windows():
+    t = np.arange(0, 1.0, 1e-4)
+    tr = _trace(queue_pkts=np.where(t < 0.5, 20.0, 80.0))
+    assert metrics.queue_share_between(tr, 0.0, 0.5) == pytest.approx(0.2)
+    assert metrics.queue_share_between(tr, 0.5, 1.0) == pytest.approx(0.8)
+    assert metrics.queue_share_between(tr, 0.25, 0.75) == pytest.approx(0.5)
+    for bad in ((0.5, 0.5), (-0.1, 0.5), (0.5, 1.5)):
+        with pytest.raises(ParameterError, match="window"):
+            metrics.queue_share_between(tr, *bad)

@@ -207,3 +207,39 @@ def test_model_metrics_for_chosen_pairs_only():
         validation.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
                                  n_flows=4, buffers_bdp=[2.0], duration_s=2.0, warmup_s=1.0,
                                  pairs={"CUBIC/BBRv3"})
+
+
+def test_ten_cubic_senders_settle_slowly_in_the_model():
+    """The model's start-up transient behind its low CUBIC queue over the paper's window:
+    ten CUBIC senders (eqs. 40-41) starting at equal shares of one BDP lose together, and
+    the first shared loss episode cuts the aggregate window far below CUBIC's beta = 0.7
+    although each sender loses less than one packet; later episodes cut less and less, so
+    the mean queue grows from window to window until the buffer stays nearly full."""
+    shares, ep = validation.model_queue_transient(
+        "CUBIC/CUBIC", capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
+        buffers_bdp=[2.0], windows=[(2.0, 7.0), (5.0, 19.5), (20.0, 40.0), (40.0, 60.0)])
+    q = shares.sort_values("start_s")["queue_share"].to_numpy()
+    assert q[0] < 0.5 and np.all(np.diff(q) > 0.05) and q[-1] > 0.95
+    first = ep.iloc[0]
+    assert first["dropped_per_flow"] < 1 and first["window_trough_ratio"] < 0.5
+    troughs = ep["window_trough_ratio"].to_numpy()[:8]
+    assert np.all(np.diff(troughs) > 0)
+    with pytest.raises(ParameterError, match="'pairs'"):
+        validation.model_queue_transient("CUBIC/BBRv3", capacity_mbps=100.0, rtt_min_ms=30.0,
+                                         rtt_max_ms=40.0, n_flows=10, buffers_bdp=[2.0],
+                                         windows=[(2.0, 7.0)])
+
+
+def test_measured_queue_by_window_agrees_with_run_metrics():
+    """Over the measurement window, the per-window queue share is run_metrics' queue share
+    (both the mean backlog over the buffer), run by run."""
+    start, end = validation.measured_window(30.0)
+    per_window = validation.measured_queue_by_window("CUBIC/CUBIC", [(start, end + 1e-9)],
+                                                     rtt_min_ms=30.0)
+    runs = validation.measured_metrics(30.0)
+    runs = runs[runs["pair"] == "CUBIC/CUBIC"]
+    if runs.empty:
+        pytest.skip("no ten-CUBIC run stored")
+    assert len(per_window) == len(runs)
+    merged = per_window.merge(runs, on=["buffer_bdp", "repeat"], suffixes=("", "_run"))
+    assert np.allclose(merged["queue_share"], merged["queue_share_run"], rtol=1e-9)

@@ -76,7 +76,7 @@ def _trace_spec(duration_s: float, min_duration_s: float, *extra: Param) -> Spec
                  _p("duration_s", float, duration_s, low=min_duration_s, high=600.0), *extra)
 
 
-def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float) -> Spec:
+def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float, *extra: Param) -> Spec:
     """Parameters of the fluid model's aggregate-metrics figures (Scherrer Figs. 6-10, 13-17)."""
     return _spec(FLUID_CAPACITY,
                  _p("rtt_min_ms", float, rtt_min_ms, low=0.1, high=1000.0),
@@ -85,7 +85,7 @@ def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float) -> Spec:
                  _p("buffers_bdp", list, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], low=0.05,
                     high=100.0),
                  _p("duration_s", float, 7.0, low=0.5, high=600.0),
-                 _p("warmup_s", float, 2.0, low=0.0, high=600.0),
+                 _p("warmup_s", float, 2.0, low=0.0, high=600.0), *extra,
                  rules=(ordered("warmup_s", "duration_s"),
                         at_most("rtt_min_ms", "rtt_max_ms")))
 
@@ -239,7 +239,9 @@ ENTRIES: tuple[Entry, ...] = (
           _trace_spec(12.0, 1.0)),
     Entry("S-F6-10", "fig_s_f6.ipynb", "figure",
           "Fluid model: fairness, loss, queue, utilisation, jitter vs buffer, CCA pairs",
-          _metrics_spec(30.0, 40.0)),
+          _metrics_spec(30.0, 40.0, _p("settle_s", float, 60.0, low=20.0, high=600.0,
+                                       help="length of the model runs that show how its "
+                                            "CUBIC queue settles, s"))),
     Entry("S-F13-17", "fig_s_f13.ipynb", "figure",
           "Fluid model: the same five metrics for short RTTs (10-20 ms)",
           _metrics_spec(10.0, 20.0)),

@@ -42,6 +42,34 @@ def pair_label(ccas: Sequence[str]) -> str:
     return f"{NAMES[a]}/{NAMES[b]}"
 
 
+def _named_pairs(labels: Collection[str] | None) -> list[tuple[str, str]]:
+    """The model's algorithm pairs with these labels (:func:`pair_label`), or every pair."""
+    every = list(itertools.combinations_with_replacement(NAMES, 2))
+    if labels is None:
+        return every
+    unknown = sorted(set(labels) - {pair_label(p) for p in every})
+    if unknown:
+        raise invalid("pairs", unknown, "labels such as "
+                      + ", ".join(pair_label(p) for p in every[:3]))
+    return [p for p in every if pair_label(p) in set(labels)]
+
+
+def _config(pair: tuple[str, str], *, capacity_mbps: float, rtt_min_ms: float,
+            rtt_max_ms: float, n_flows: int, buffer_bdp: float, duration_s: float,
+            aqm: str = "droptail"):
+    """The fluid dumbbell of the metrics figures: RTTs spread evenly over the range, flows
+    alternating between the pair's algorithms, each starting with an equal share of one
+    BDP of the shortest RTT (the model has no start-up phase)."""
+    from .fluid import solve
+
+    rtts = list(np.linspace(rtt_min_ms, rtt_max_ms, n_flows) / 1e3)
+    pps = capacity_mbps * 1e6 / (8 * solve.PACKET_BYTES)
+    return solve.dumbbell([pair[i % 2] for i in range(n_flows)],
+                          capacity_bps=capacity_mbps * 1e6, rtt_s=rtts, buffer_bdp=buffer_bdp,
+                          duration_s=duration_s, aqm=aqm, sample_s=min(1e-3, n_flows / pps),
+                          initial_window=pps * rtts[0] / n_flows)
+
+
 def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
                   n_flows: int, buffers_bdp: Sequence[float], duration_s: float,
                   warmup_s: float, aqms: Sequence[str] = ("droptail", "red"),
@@ -57,23 +85,13 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
 
     from .fluid import cache, metrics, solve
 
-    every = list(itertools.combinations_with_replacement(NAMES, 2))
-    if pairs is not None:
-        unknown = sorted(set(pairs) - {pair_label(p) for p in every})
-        if unknown:
-            raise invalid("pairs", unknown, "labels such as "
-                          + ", ".join(pair_label(p) for p in every[:3]))
-    chosen = [p for p in every if pairs is None or pair_label(p) in set(pairs)]
-    rtts = list(np.linspace(rtt_min_ms, rtt_max_ms, n_flows) / 1e3)
-    pps = capacity_mbps * 1e6 / (8 * solve.PACKET_BYTES)
+    chosen = _named_pairs(pairs)
     rows = []
     jobs = list(itertools.product(chosen, aqms, buffers_bdp))
     for (a, b), aqm, buf in tqdm(jobs, desc="fluid settings", unit="run", disable=None):
-        ccas = [a if i % 2 == 0 else b for i in range(n_flows)]
-        cfg = solve.dumbbell(ccas, capacity_bps=capacity_mbps * 1e6, rtt_s=rtts,
-                             buffer_bdp=buf, duration_s=duration_s, aqm=aqm,
-                             sample_s=min(1e-3, n_flows / pps),
-                             initial_window=pps * rtts[0] / n_flows)
+        cfg = _config((a, b), capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms,
+                      rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
+                      duration_s=duration_s, aqm=aqm)
         m = cache.memo("aggregate", {"config": repr(cfg), "warmup_s": float(warmup_s)},
                        lambda cfg=cfg: metrics.aggregate(solve.run(cfg), warmup_s))
         rows.append({"pair": pair_label([a, b]), "aqm": aqm, "buffer_bdp": float(buf),
@@ -81,6 +99,66 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
                      "queue_share": m["queue_share"], "utilisation": m["utilisation"],
                      "jitter_ms": m["jitter_s"] * 1e3})
     return pd.DataFrame(rows)
+
+
+def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
+                          rtt_max_ms: float, n_flows: int, buffers_bdp: Sequence[float],
+                          windows: Sequence[tuple[float, float]]
+                          ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """How the model's drop-tail queue settles after its start, for one pair (a label as
+    :func:`pair_label` gives it): per buffer, the mean queue share over every (start, end)
+    window of one run as long as the last window ends, and that run's loss episodes
+    (:func:`.fluid.metrics.loss_episodes`). The paper's figures average 2-7 s of such a
+    run; the later windows show whether that is the model's steady state."""
+    from tqdm.auto import tqdm
+
+    from .fluid import cache, metrics, solve
+
+    (chosen,) = _named_pairs([pair])
+    if not windows:
+        raise invalid("windows", windows, "at least one (start_s, end_s)")
+    end_s = max(float(e) for _, e in windows)
+    shares, episodes = [], []
+    for buf in tqdm(buffers_bdp, desc="fluid runs", unit="run", disable=None):
+        cfg = _config(chosen, capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms,
+                      rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
+                      duration_s=end_s)
+
+        def compute(cfg=cfg):
+            tr = solve.run(cfg)
+            return ([metrics.queue_share_between(tr, float(a), float(b)) for a, b in windows],
+                    metrics.loss_episodes(tr))
+
+        q, ep = cache.memo("queue_transient", {"config": repr(cfg),
+                                               "windows": [list(map(float, w)) for w in windows]},
+                           compute)
+        shares += [{"buffer_bdp": float(buf), "start_s": float(a), "end_s": float(b),
+                    "queue_share": v} for (a, b), v in zip(windows, q, strict=True)]
+        episodes.append(ep.assign(buffer_bdp=float(buf)))
+    return pd.DataFrame(shares), pd.concat(episodes, ignore_index=True)
+
+
+def measured_queue_by_window(pair: str, windows: Sequence[tuple[float, float]], *,
+                             rtt_min_ms: float, n_flows: int = 10,
+                             data_dir: Path = data.DATA) -> pd.DataFrame:
+    """The measured counterpart of :func:`model_queue_transient`: per stored valid run of
+    the pair (fluid-validation campaign), its bottleneck's mean backlog over the buffer in
+    each (start, end) window; one row per run and window."""
+    runs = measured_metrics(rtt_min_ms, n_flows, data_dir)
+    rows = []
+    for _, r in runs[runs["pair"] == pair].iterrows():
+        run_dir = Path(data_dir) / "runs" / CAMPAIGN / r["key"]
+        buffer_bytes = json.loads((run_dir / "summary.json").read_text())["params"]["buffer_bytes"]
+        q = data.load_table(run_dir / data.RUN_FILES["queue"], "queue")
+        for a, b in windows:
+            w = q[(q["t_s"] >= a) & (q["t_s"] < b)]
+            if w.empty:
+                raise invalid("windows", (a, b), f"a window holding queue samples of {run_dir}")
+            rows.append({"buffer_bdp": r["buffer_bdp"], "repeat": r["repeat"],
+                         "start_s": float(a), "end_s": float(b),
+                         "queue_share": _queue_share(w, buffer_bytes)})
+    return pd.DataFrame(rows, columns=["buffer_bdp", "repeat", "start_s", "end_s",
+                                       "queue_share"])
 
 
 def measured_window(rtt_min_ms: float, n_flows: int = 10,
@@ -102,6 +180,11 @@ def measured_window(rtt_min_ms: float, n_flows: int = 10,
     return windows.pop()
 
 
+def _queue_share(queue: pd.DataFrame, buffer_bytes: float) -> float:
+    """Mean bottleneck backlog of these queue samples over the buffer (§4.3.3)."""
+    return float(queue["backlog_bytes"].mean() / buffer_bytes)
+
+
 def run_metrics(run_dir: Path) -> dict:
     """The paper's aggregate metrics of one stored run, over its measurement window.
 
@@ -121,7 +204,7 @@ def run_metrics(run_dir: Path) -> dict:
     drops = last["drops"] - first["drops"]
     arrived = last["sent_packets"] - first["sent_packets"] + drops
     return {"jain": summary["jain_index"], "loss_rate": drops / arrived if arrived else np.nan,
-            "queue_share": float(w["backlog_bytes"].mean() / p["buffer_bytes"]),
+            "queue_share": _queue_share(w, p["buffer_bytes"]),
             "utilisation": summary["utilisation"]}
 
 

@@ -83,3 +83,51 @@ def per_flow(tr: Trace, warmup_s: float = 2.0) -> pd.DataFrame:
                          "rtt_s": [f.d_p for f in tr.config.flows],
                          "rate_bps": rates, "goodput_bps": good,
                          "share": good / good.sum() if good.sum() > 0 else np.nan})
+
+
+def loss_episodes(tr: Trace, threshold: float = 1e-4) -> pd.DataFrame:
+    """The stretches of time in which the bottleneck drops (loss probability p above
+    ``threshold``, eq. 4) and what each did to the senders, one row per episode that ended
+    before the trace did.
+
+    start_s and duration_s say when it began and how long it lasted; dropped_per_flow is
+    the packets it dropped, integral of y p dt (what eq. 2 does not admit), over the
+    number of flows; until the
+    next episode begins, window_trough_ratio is the aggregate window's minimum over its
+    value when the episode began, and queue_min_share the queue's minimum over the buffer.
+    A real CUBIC sender that loses packets in one round cuts its window once, to
+    beta = 0.7 of it; the ratio shows how far the model's senders cut theirs together.
+    """
+    if not 0 < threshold < 1:
+        raise invalid("threshold", threshold, "0 < threshold < 1 (a loss probability)")
+    on = tr.loss > threshold
+    starts = np.flatnonzero(on & ~np.concatenate(([False], on[:-1])))
+    ends = np.flatnonzero(~on & np.concatenate(([False], on[:-1])))
+    dt = np.diff(tr.t, append=tr.t[-1])
+    dropped = tr.arrival_pps * tr.loss * dt
+    window = tr.window_pkts.sum(axis=1)
+    n = len(tr.config.flows)
+    rows = []
+    for k, s in enumerate(starts):
+        after = ends[ends > s]
+        if not len(after):
+            break  # still dropping when the trace ends
+        e = after[0]
+        nxt = starts[k + 1] if k + 1 < len(starts) else len(tr.t)
+        rows.append({"start_s": float(tr.t[s]), "duration_s": float(tr.t[e] - tr.t[s]),
+                     "dropped_per_flow": float(dropped[s:e].sum() / n),
+                     "window_trough_ratio": float(window[s:nxt].min() / window[s]),
+                     "queue_min_share": float(tr.queue_pkts[s:nxt].min()
+                                              / tr.config.buffer_pkts)})
+    return pd.DataFrame(rows, columns=["start_s", "duration_s", "dropped_per_flow",
+                                       "window_trough_ratio", "queue_min_share"])
+
+
+def queue_share_between(tr: Trace, start_s: float, end_s: float) -> float:
+    """The mean queue over the buffer (§4.3.3) for start_s <= t < end_s."""
+    length = tr.t[-1] + (tr.t[1] - tr.t[0])  # the last sample covers one interval
+    if not 0 <= start_s < end_s <= length + 1e-9:
+        raise invalid("window", (start_s, end_s),
+                      f"0 <= start < end <= {length:g} (the trace's length), in s")
+    w = (tr.t >= start_s) & (tr.t < end_s)
+    return float(tr.queue_pkts[w].mean() / tr.config.buffer_pkts)
