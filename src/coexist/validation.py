@@ -144,9 +144,8 @@ def measured_queue_by_window(pair: str, windows: Sequence[tuple[float, float]], 
     """The measured counterpart of :func:`model_queue_transient`: per stored valid run of
     the pair (fluid-validation campaign), its bottleneck's mean backlog over the buffer in
     each (start, end) window; one row per run and window."""
-    runs = measured_metrics(rtt_min_ms, n_flows, data_dir)
     rows = []
-    for _, r in runs[runs["pair"] == pair].iterrows():
+    for r in [r for r in _measured_runs(rtt_min_ms, n_flows, data_dir) if r["pair"] == pair]:
         run_dir = Path(data_dir) / "runs" / CAMPAIGN / r["key"]
         buffer_bytes = json.loads((run_dir / "summary.json").read_text())["params"]["buffer_bytes"]
         q = data.load_table(run_dir / data.RUN_FILES["queue"], "queue")
@@ -208,24 +207,28 @@ def run_metrics(run_dir: Path) -> dict:
             "utilisation": summary["utilisation"]}
 
 
-def measured_metrics(rtt_min_ms: float, n_flows: int = 10,
-                     data_dir: Path = data.DATA) -> pd.DataFrame:
-    """One row per stored valid run of the fluid-validation campaign with ``n_flows``
-    senders whose shortest RTT is ``rtt_min_ms``: pair, buffer, repeat and the metrics."""
-    cols = ["pair", "buffer_bdp", "repeat", "key", *METRICS]
+def _measured_runs(rtt_min_ms: float, n_flows: int, data_dir: Path) -> list[dict]:
+    """Pair, buffer, repeat and key of every stored valid run of the fluid-validation
+    campaign with ``n_flows`` senders whose shortest RTT is ``rtt_min_ms``."""
     table = measured.campaign_table(CAMPAIGN, data_dir)
-    if table.empty:
-        return pd.DataFrame(columns=cols)
-    rows = []
-    for key, g in table.groupby("key", sort=True):
+    runs = []
+    for key, g in table.groupby("key", sort=True) if not table.empty else ():
         if len(g) != n_flows or not np.isclose(g["flow_rtt_s"].astype(float).min(),
                                                rtt_min_ms / 1e3):
             continue
         ccas = [KERNEL_NAMES[c] for c in g["cca"]]
-        rows.append({"pair": pair_label(ccas), "buffer_bdp": float(g["buffer_bdp"].iloc[0]),
-                     "repeat": int(g["repeat"].iloc[0]), "key": key,
-                     **run_metrics(Path(data_dir) / "runs" / CAMPAIGN / key)})
-    return pd.DataFrame(rows, columns=cols)
+        runs.append({"pair": pair_label(ccas), "buffer_bdp": float(g["buffer_bdp"].iloc[0]),
+                     "repeat": int(g["repeat"].iloc[0]), "key": key})
+    return runs
+
+
+def measured_metrics(rtt_min_ms: float, n_flows: int = 10,
+                     data_dir: Path = data.DATA) -> pd.DataFrame:
+    """One row per stored valid run of the fluid-validation campaign with ``n_flows``
+    senders whose shortest RTT is ``rtt_min_ms``: pair, buffer, repeat and the metrics."""
+    rows = [{**r, **run_metrics(Path(data_dir) / "runs" / CAMPAIGN / r["key"])}
+            for r in _measured_runs(rtt_min_ms, n_flows, data_dir)]
+    return pd.DataFrame(rows, columns=["pair", "buffer_bdp", "repeat", "key", *METRICS])
 
 
 def spread(per_run: pd.DataFrame) -> pd.DataFrame:

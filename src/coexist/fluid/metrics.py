@@ -91,10 +91,10 @@ def loss_episodes(tr: Trace, threshold: float = 1e-4) -> pd.DataFrame:
     before the trace did.
 
     start_s and duration_s say when it began and how long it lasted; dropped_per_flow is
-    the packets it dropped, integral of y p dt (what eq. 2 does not admit), over the
-    number of flows; until the
-    next episode begins, window_trough_ratio is the aggregate window's minimum over its
-    value when the episode began, and queue_min_share the queue's minimum over the buffer.
+    the packets it dropped, integral of y p dt (what eq. 2 does not admit), over the number
+    of flows; until the next episode begins, window_trough_ratio is the aggregate window's
+    minimum over its value when the episode began, and queue_min_share the queue's minimum
+    over the buffer.
     A real CUBIC sender that loses packets in one round cuts its window once, to
     beta = 0.7 of it; the ratio shows how far the model's senders cut theirs together.
     """
