@@ -110,3 +110,41 @@ def test_link_drops_and_delayline_stats():
                                     for d in stats["devices"])
     with pytest.raises(measure.MeasureError, match="malformed"):
         measure.parse_delayline_stats('{"cpu_s": 1}')
+
+
+def test_a_control_connection_on_a_flows_client_port_is_not_that_flow():
+    """The recorded ``ss`` output holds an iperf3 control connection (46422 -> 5201) running
+    the namespace's default CCA (bbr) with 208 bytes acked. Given flow 1's client port, only
+    its peer port tells it from flow 1's data connection (-> 5202); matched on the client
+    port alone it would show flow 1 running bbr whatever flow 1 runs."""
+    import pandas as pd
+
+    from coexist.testbed import experiment, gates
+
+    base = experiment.BASE_CPORT
+    text = (read("ss.txt").replace("10.10.0.2:41001 ", f"10.10.0.2:{base} ")
+            .replace("10.10.0.2:41002 ", f"10.10.0.2:{base + 1} ")
+            .replace("10.10.0.2:46422 ", f"10.10.0.2:{base + 1} "))
+    recs = measure.parse_ss(text)
+    flows = experiment.flow_of_socket(2)
+    seen = [(r["local_port"], r["peer_port"], r["cca"], flows.get((r["local_port"],
+                                                                   r["peer_port"])))
+            for r in recs]
+    assert (base + 1, 5201, "bbr", None) in seen  # the control connection: no flow
+    assert (base, 5201, "cubic", 0) in seen and (base + 1, 5202, "bbr", 1) in seen
+    sock = pd.DataFrame([{**r, "flow": flows[(r["local_port"], r["peer_port"])]}
+                         for r in recs if (r["local_port"], r["peer_port"]) in flows])
+    assert gates.cca_while_sending(sock, 2) == [{"cubic"}, {"bbr"}]
+
+
+def test_client_ports_lie_outside_the_ephemeral_range(monkeypatch):
+    from coexist.testbed import experiment, spec, topology
+
+    assert experiment.BASE_CPORT + spec.MAX_FLOWS <= 32768  # Linux's default range
+    plan = topology.Plan("abc123", spec.experiment(
+        capacity="20mbit", rtt="20ms", buffer_bdp=2, flows="cubic:1,bbr:1"), "tun")
+    monkeypatch.setattr(experiment, "sh", lambda cmd, **kw: "32768\t60999\n")
+    experiment._check_client_ports(plan, 2)
+    monkeypatch.setattr(experiment, "sh", lambda cmd, **kw: "1024\t60999\n")
+    with pytest.raises(topology.TestbedError, match="ip_local_port_range 1024-60999"):
+        experiment._check_client_ports(plan, 2)

@@ -31,7 +31,10 @@ from .spec import Experiment
 from .topology import BOTTLENECK_DEV, BOTTLENECK_HANDLE, RECEIVER_IP, Plan, TestbedError, sh
 
 BASE_PORT = 5201
-BASE_CPORT = 41001
+#: Client ports of the data connections: below Linux's default ephemeral range (32768-60999),
+#: so no other connection (iperf3's control connections run the namespace's default CCA) can
+#: hold a flow's port; :func:`_check_client_ports` checks the range in the run's namespaces.
+BASE_CPORT = 20001
 
 #: Bound on the packets the ACK path carries per full-sized data packet the bottleneck
 #: can deliver: one ACK per data segment at most, and segments of at least half the MTU.
@@ -115,8 +118,28 @@ def _wait_listening(ns: str, ports: list[int], timeout: float = 10.0) -> None:
     raise TestbedError(f"iperf3 servers did not start listening on {ports} within {timeout} s")
 
 
-def _sampler(plan: Plan, t0: float, stop: threading.Event, cport_flow: dict[int, int],
-             sockets: list[dict], queue: list[dict], errors: list[BaseException]) -> None:
+def flow_of_socket(n_flows: int) -> dict[tuple[int, int], int]:
+    """(client port, server port) of each flow's data connection -> flow index. Both ports
+    are matched: an ``ss`` line with a flow's client port but another peer is not its data
+    (a control connection that got the port would otherwise be read as the flow)."""
+    return {(BASE_CPORT + i, BASE_PORT + i): i for i in range(n_flows)}
+
+
+def _check_client_ports(plan: Plan, n_flows: int) -> None:
+    """Refuse to run when a sender namespace's ephemeral port range holds a flow's client
+    port: another connection could take it before the flow binds it."""
+    ports = range(BASE_CPORT, BASE_CPORT + n_flows)
+    for ns in plan.senders:
+        lo, hi = map(int, sh(["nsenter", f"--net=/run/netns/{ns}", "cat",
+                              "/proc/sys/net/ipv4/ip_local_port_range"]).split())
+        if lo <= ports[-1] and ports[0] <= hi:
+            raise TestbedError(f"{ns}: net.ipv4.ip_local_port_range {lo}-{hi} overlaps the "
+                               f"flows' client ports {ports[0]}-{ports[-1]}")
+
+
+def _sampler(plan: Plan, t0: float, stop: threading.Event,
+             flows: dict[tuple[int, int], int], sockets: list[dict], queue: list[dict],
+             errors: list[BaseException]) -> None:
     """Sample every sender's sockets (``ss``) and the bottleneck (``tc``) every sample_s."""
     step = plan.exp.sample_s
     k = 0
@@ -126,8 +149,9 @@ def _sampler(plan: Plan, t0: float, stop: threading.Event, cport_flow: dict[int,
                 t = time.monotonic() - t0
                 out = sh(["nsenter", f"--net=/run/netns/{ns}", "ss", "-tinH"])
                 for rec in measure.parse_ss(out):
-                    if rec["state"] == "ESTAB" and rec["local_port"] in cport_flow:
-                        rec.update(t_s=t, flow=cport_flow[rec["local_port"]])
+                    flow = flows.get((rec["local_port"], rec["peer_port"]))
+                    if rec["state"] == "ESTAB" and flow is not None:
+                        rec.update(t_s=t, flow=flow)
                         sockets.append(rec)
             t = time.monotonic() - t0
             out = sh(["nsenter", f"--net=/run/netns/{plan.router}", "tc", "-s", "-j", "qdisc",
@@ -205,11 +229,12 @@ def run(exp: Experiment, *, progress: bool = True,
     stop = threading.Event()
     sampler: threading.Thread | None = None
     n = len(exp.flows)
-    cport_flow = {BASE_CPORT + i: i for i in range(n)}
+    flows = flow_of_socket(n)
     wall0 = time.monotonic()
     try:
         with _signals_raise():
             topology.setup(plan)
+            _check_client_ports(plan, n)
             dl = None
             if dl_binary is not None:
                 dl = procs.start("delayline", plan.router,
@@ -241,7 +266,7 @@ def run(exp: Experiment, *, progress: bool = True,
                      "--cport", str(BASE_CPORT + i), "-C", flow.cca, "-t", f"{exp.duration_s:g}",
                      "-i", f"{exp.interval_s:g}", "-J", "--get-server-output"]))
             sampler = threading.Thread(target=_sampler, daemon=True, args=(
-                plan, t0, stop, cport_flow, sockets, queue, errors))
+                plan, t0, stop, flows, sockets, queue, errors))
             sampler.start()
             watch = _lateness_watch(live, exp, th, max(offsets)) \
                 if stop_early and dl is not None else None
