@@ -27,7 +27,7 @@ import pandas as pd
 from .. import provenance
 from ..fluid.metrics import jain
 from . import delay, gates, measure, topology
-from .spec import Experiment
+from .spec import WIRE_PACKET_BYTES, Experiment
 from .topology import BOTTLENECK_DEV, BOTTLENECK_HANDLE, RECEIVER_IP, Plan, TestbedError, sh
 
 BASE_PORT = 5201
@@ -176,8 +176,6 @@ def ack_path_packets_at_most(exp: Experiment, elapsed_s: float, last_start_s: fl
     at most ``ACK_PATH_PER_DATA_PACKET_MAX`` ACK-path packets. The probes ping at
     ``PROBE_HZ`` per group for ``duration_s + 1`` s.
     """
-    from .spec import WIRE_PACKET_BYTES
-
     data_end = (last_start_s + DATA_START_SLACK_S + exp.duration_s
                 + exp.buffer_bytes * 8 / exp.capacity_bps)
     data_pps = exp.capacity_bps / (8 * WIRE_PACKET_BYTES)
@@ -292,7 +290,6 @@ def run(exp: Experiment, *, progress: bool = True,
             other = _other_drops(plan)
             if dl is not None:
                 _stop_delay_line(dl, procs)
-            if dl is not None:
                 stats = measure.parse_delayline_stats((workdir / "delayline.json").read_text())
                 for dev in stats["devices"]:
                     other[f"delay line {dev['name']}"] = int(dev["drops"])

@@ -164,4 +164,3 @@ def lateness_certain_to_fail(late: int, packets_at_most: float) -> bool:
         raise ValueError(f"late = {late!r} must be 0..packets_at_most "
                          f"({packets_at_most!r})")
     return late >= 0.001 * packets_at_most + 2
-
