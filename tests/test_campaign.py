@@ -385,6 +385,19 @@ def test_disturbed_is_steal_above_one_percent_failing_timing_gates_only():
     assert not gates.disturbed(summary(5.0, ["delay_lateness", "cca_confirmed"]))
     assert not gates.disturbed(summary(5.0, [], valid=True))
     assert not gates.disturbed({**summary(5.0, ["probe_rtt"]), "provenance": {"cores": 2}})
+    # a burst: 0.1 % over the run, but one 10-ms tick of steal within a second of traffic
+    burst = summary(0.02, ["delay_lateness"])
+    assert not gates.disturbed(burst)
+    burst["provenance"]["steal_peak"] = {"steal_s": 0.01, "span_s": 1.0, "pct": 0.5}
+    assert gates.disturbed(burst)
+    assert not gates.disturbed({**burst, "valid": True})
+    burst["gates"][2]["passed"] = False                              # cca_confirmed failed
+    assert not gates.disturbed(burst)
+    burst["gates"][2]["passed"] = True
+    burst["provenance"]["steal_peak"]["steal_s"] = 0.0               # no steal in the traffic
+    assert not gates.disturbed(burst)
+    burst["provenance"]["steal_peak"] = None                         # not recorded
+    assert not gates.disturbed(burst)
 
 
 def test_attempts_under_steal_do_not_count_until_the_hard_cap(tmp_path):

@@ -64,3 +64,86 @@ def test_bad_window_names_the_parameter():
 def _seq(values):
     it = iter(values)
     return lambda window_s: next(it)
+
+
+def _series(step, steals):
+    """(time, cumulative steal) samples every ``step`` seconds from per-step steal."""
+    out, total = [(0.0, 0.0)], 0.0
+    for i, s in enumerate(steals, 1):
+        total += s
+        out.append((i * step, total))
+    return out
+
+
+def test_peak_share_finds_a_burst_the_run_average_hides():
+    # 20 s sampled every 0.1 s on 2 cores; one burst of 60 ms of steal between 7.0 and 7.1 s
+    steals = [0.0] * 200
+    steals[70] = 0.06
+    samples = _series(0.1, steals)
+    mean = 100 * 0.06 / (2 * 20.0)
+    assert mean == pytest.approx(0.15)                           # under 1 % over the run
+    assert steal.peak_share(samples, 1.0, cores=2) == pytest.approx(100 * 0.06 / 2.0)  # 3 %
+    # the window sets the dilution: over 2 s the same burst is 1.5 %
+    assert steal.peak_share(samples, 2.0, cores=2) == pytest.approx(1.5)
+
+
+def test_peak_share_of_steady_steal_is_its_mean():
+    samples = _series(0.1, [0.002] * 50)                         # 2 ms each 0.1 s: 1 % of 2 cores
+    assert steal.peak_share(samples, 1.0, cores=2) == pytest.approx(1.0)
+
+
+def test_peak_share_of_a_span_shorter_than_the_window_is_over_the_span():
+    samples = [(0.0, 1.0), (0.3, 1.03), (0.5, 1.05)]
+    assert steal.peak_share(samples, 1.0, cores=1) == pytest.approx(10.0)
+    assert steal.peak_share(samples[:1], 1.0) is None
+    assert steal.peak_share([], 1.0) is None
+
+
+def test_peak_share_rejects_bad_input():
+    with pytest.raises(ParameterError, match=r"window_s = 0"):
+        steal.peak_share([(0.0, 0.0), (1.0, 0.0)], 0)
+    with pytest.raises(ParameterError, match=r"samples: times must increase"):
+        steal.peak_share([(0.0, 0.0), (1.0, 0.0), (1.0, 0.1)], 0.5)
+
+
+def test_watch_samples_until_stopped_and_once_more():
+    import threading
+
+    stop = threading.Event()
+    reads = iter([1.0, 1.5, 2.0, 2.5])
+    clock = iter([0.0, 0.1, 0.2, 0.3])
+    waits = []
+
+    class Stop:
+        def wait(self, step):
+            waits.append(step)
+            return len(waits) == 3
+
+    samples: list[tuple[float, float]] = []
+    steal.watch(Stop(), samples, 0.1, read=lambda: {"steal_s": next(reads)},
+                clock=lambda: next(clock))
+    assert samples == [(0.0, 1.0), (0.1, 1.5), (0.2, 2.0), (0.3, 2.5)] and waits == [0.1] * 3
+    steal.watch(stop, samples := [], read=dict)                  # /proc/stat cannot tell
+    assert samples == []
+
+
+def test_watch_reads_this_machine():
+    import threading
+    import time
+
+    stop, samples = threading.Event(), []
+    t = threading.Thread(target=steal.watch, args=(stop, samples, 0.02))
+    t.start()
+    time.sleep(0.2)
+    stop.set()
+    t.join(5)
+    assert not t.is_alive() and len(samples) >= 3
+    assert all(b[0] > a[0] and b[1] >= a[1] for a, b in zip(samples, samples[1:], strict=False))
+
+
+def test_busiest_is_the_stolen_time_and_length_of_the_worst_stretch():
+    steals = [0.0] * 50
+    steals[20] = 0.01                                            # one 10-ms tick at 2.0-2.1 s
+    stolen, span = steal.busiest(_series(0.1, steals), 1.0)
+    assert stolen == pytest.approx(0.01) and span == pytest.approx(1.0)
+    assert steal.busiest(_series(0.1, [0.0] * 50), 1.0)[0] == 0.0

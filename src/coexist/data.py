@@ -325,6 +325,21 @@ def steal_pct(summary: dict) -> float | None:
     return 100 * steal / (cores * wall) if steal is not None and cores and wall else None
 
 
+def steal_peak_pct(summary: dict) -> float | None:
+    """The hypervisor's steal over the busiest second of a run's traffic, in % of the
+    machine's CPU time (:func:`coexist.testbed.steal.busiest`), or None where the run did
+    not record it (runs before this was measured)."""
+    peak = summary["provenance"].get("steal_peak")
+    return None if peak is None else peak["pct"]
+
+
+def steal_burst_s(summary: dict) -> float | None:
+    """CPU seconds the hypervisor took in the busiest second of a run's traffic (all cores),
+    or None where the run did not record it."""
+    peak = summary["provenance"].get("steal_peak")
+    return None if peak is None else peak["steal_s"]
+
+
 def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     """One row per stored run, valid or not, with its gate values: the testbed's record.
 
@@ -335,7 +350,9 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     bbr_share, jain_index, mean_queue_delay_s, load (deliberate background load),
     loadavg_start (1-minute load average when the run started), steal_s (CPU time the
     hypervisor took from this machine during the run), steal_pct (that time as a percentage
-    of the machine's CPU time over the run: cores x wall time), timing_only (it failed only
+    of the machine's CPU time over the run: cores x wall time), steal_peak_pct (the same
+    share over the busiest second of the traffic, where recorded), steal_burst_s (the CPU
+    seconds stolen in that second), timing_only (it failed only
     timing gates: :func:`coexist.testbed.gates.timing_only`), disturbed (invalid, and
     explained by that steal: :func:`coexist.testbed.gates.disturbed`), duration_s (planned),
     stopped_early_s (when the run was stopped because its lateness gate could no longer
@@ -375,7 +392,9 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "loadavg_start": (s["provenance"].get("loadavg_1_5_15") or {}).get("start",
                                                                                [None])[0],
             "steal_s": steal,
-            "steal_pct": steal_pct(s), "timing_only": timing_only(s), "disturbed": disturbed(s),
+            "steal_pct": steal_pct(s), "steal_peak_pct": steal_peak_pct(s),
+            "steal_burst_s": steal_burst_s(s),
+            "timing_only": timing_only(s), "disturbed": disturbed(s),
             "duration_s": s["params"]["duration_s"],
             "stopped_early_s": (s.get("stopped_early") or {}).get("at_s"),
             "steal_before_pct": meta.get("steal_before_pct"),

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import provenance
 from ..fluid.metrics import jain
-from . import delay, gates, measure, topology
+from . import delay, gates, measure, steal, topology
 from .spec import WIRE_PACKET_BYTES, Experiment
 from .topology import BOTTLENECK_DEV, BOTTLENECK_HANDLE, RECEIVER_IP, Plan, TestbedError, sh
 
@@ -225,6 +225,8 @@ def run(exp: Experiment, *, progress: bool = True,
     queue: list[dict] = []
     errors: list[BaseException] = []
     stop = threading.Event()
+    steal_stop = threading.Event()
+    steal_samples: list[tuple[float, float]] = []
     sampler: threading.Thread | None = None
     n = len(exp.flows)
     flows = flow_of_socket(n)
@@ -254,6 +256,9 @@ def run(exp: Experiment, *, progress: bool = True,
                             ["ping", "-n", "-D", "-i", "0.1", "-w", f"{probe_s:.0f}",
                              topology.sender_ip(g)])
             t0, t0_unix = time.monotonic(), time.time()
+            stealer = threading.Thread(target=steal.watch, daemon=True,
+                                       args=(steal_stop, steal_samples))
+            stealer.start()
             offsets = []
             clients = []
             for i, flow in enumerate(exp.flows):
@@ -276,6 +281,8 @@ def run(exp: Experiment, *, progress: bool = True,
                 for c in clients:
                     c.wait(10)
             stop.set()
+            steal_stop.set()
+            stealer.join(timeout=10)
             sampler.join(timeout=10)
             if errors:
                 raise TestbedError(f"sampling failed: {errors[0]}")
@@ -299,6 +306,7 @@ def run(exp: Experiment, *, progress: bool = True,
                               other, th, stopped)
     finally:
         stop.set()
+        steal_stop.set()
         try:
             topology.teardown(plan)
         finally:
@@ -309,6 +317,12 @@ def run(exp: Experiment, *, progress: bool = True,
     cpu_end = provenance.cpu_times()
     prov["cpu_seconds_during_run"] = {k: round(cpu_end[k] - cpu_start[k], 2)
                                       for k in cpu_start if k in cpu_end}
+    # a short burst of steal fails a run yet hardly moves its average: the busiest second
+    peak = steal.busiest(steal_samples)
+    prov["steal_peak"] = None if peak is None else {
+        "steal_s": round(peak[0], 3), "span_s": round(peak[1], 3),
+        "pct": round(100 * peak[0] / ((prov.get("cores") or 1) * peak[1]), 2),
+        "window_s": steal.PEAK_WINDOW_S, "samples": len(steal_samples)}
     result.summary.update(provenance=prov, wall_s=round(time.monotonic() - wall0, 3))
     return result
 

@@ -1,10 +1,13 @@
 """Hypervisor steal: CPU time the host gives this virtual machine's CPUs to someone else.
 
 A burst of steal stalls the delay line and the senders alike; the timing gates then reject
-the run (appendix, figure T-F1: above 0.5 % steal most runs fail them). A campaign can wait
-for a quiet host before each run (``coexist campaign run --steal-limit``). It does not by
-default: an idle machine accrues little steal whatever the host does, so the wait did not
-make the runs after it more often valid (T-F1).
+the run (appendix, figure T-F1: above 0.5 % steal most runs fail them). The delay line runs
+under SCHED_FIFO with its memory locked, so nothing inside the machine delays it; a burst
+the hypervisor takes does, and a tens-of-milliseconds burst is lost in a run's average.
+Runs therefore also record the steal of their busiest second (:func:`peak_share`).
+A campaign can wait for a quiet host before each run (``coexist campaign run
+--steal-limit``). It does not by default: an idle machine accrues little steal whatever the
+host does, so the wait did not make the runs after it more often valid (T-F1).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from ..params import ParameterError
 from ..provenance import cpu_times
 
 WINDOW_S = 5.0  # seconds of steal measured before a run when waiting for a quiet host
+PEAK_WINDOW_S = 1.0  # a run's busiest stretch of steal is judged over windows this long
+WATCH_STEP_S = 0.1  # how often the steal counter is read during a run's traffic
 
 
 def share(window_s: float = WINDOW_S, *, read: Callable[[], dict[str, float]] = cpu_times,
@@ -63,3 +68,62 @@ def wait_for_quiet(limit_pct: float, *, window_s: float = WINDOW_S, max_wait_s: 
         waited += window_s
         if on_wait is not None:
             on_wait(pct, waited)
+
+
+def busiest(samples: list[tuple[float, float]], window_s: float = PEAK_WINDOW_S,
+            ) -> tuple[float, float] | None:
+    """The stretch of at least ``window_s`` seconds between two samples of
+    ``(time_s, steal_s)`` over which steal ran highest, as (CPU-seconds stolen, its length in
+    seconds); the whole span where that is shorter than ``window_s``. None with fewer than
+    two samples.
+
+    Each stretch starts at a sample and ends at the first sample ``window_s`` or more later,
+    so a burst is diluted by at most one sampling step beyond the window.
+    """
+    if not window_s > 0:
+        raise ParameterError(f"window_s = {window_s!r}; valid: > 0 seconds")
+    if len(samples) < 2:
+        return None
+    times = [t for t, _ in samples]
+    if any(b <= a for a, b in zip(times, times[1:], strict=False)):
+        raise ParameterError("samples: times must increase strictly")
+    if times[-1] - times[0] < window_s:
+        (t0, s0), (t1, s1) = samples[0], samples[-1]
+        return s1 - s0, t1 - t0
+    best: tuple[float, float] | None = None
+    j = 0
+    for i, (t0, s0) in enumerate(samples):
+        j = max(j, i + 1)
+        while j < len(samples) and samples[j][0] - t0 < window_s:
+            j += 1
+        if j == len(samples):
+            break
+        t1, s1 = samples[j]
+        if best is None or (s1 - s0) / (t1 - t0) > best[0] / best[1]:
+            best = (s1 - s0, t1 - t0)
+    return best
+
+
+def peak_share(samples: list[tuple[float, float]], window_s: float = PEAK_WINDOW_S,
+               cores: int | None = None) -> float | None:
+    """Steal over the :func:`busiest` stretch, in % of the machine's CPU time (all cores)."""
+    b = busiest(samples, window_s)
+    n = cores or os.cpu_count() or 1
+    return None if b is None else 100.0 * b[0] / (n * b[1])
+
+
+def watch(stop, samples: list[tuple[float, float]], step_s: float = WATCH_STEP_S, *,
+          read: Callable[[], dict[str, float]] = cpu_times,
+          clock: Callable[[], float] = time.monotonic) -> None:
+    """Append ``(time_s, steal_s)`` to ``samples`` every ``step_s`` until ``stop`` (a
+    ``threading.Event``) is set, and once more then: the thread that records a run's steal
+    for :func:`peak_share`. Does nothing where ``/proc/stat`` cannot tell."""
+    while True:
+        now = read()
+        if "steal_s" not in now:
+            return
+        samples.append((clock(), now["steal_s"]))
+        if stop.wait(step_s):
+            now = read()
+            samples.append((clock(), now["steal_s"]))
+            return
