@@ -147,3 +147,27 @@ def test_busiest_is_the_stolen_time_and_length_of_the_worst_stretch():
     stolen, span = steal.busiest(_series(0.1, steals), 1.0)
     assert stolen == pytest.approx(0.01) and span == pytest.approx(1.0)
     assert steal.busiest(_series(0.1, [0.0] * 50), 1.0)[0] == 0.0
+
+
+def test_peak_record_is_what_a_run_stores():
+    steals = [0.0] * 50
+    steals[20] = 0.02
+    rec = steal.peak_record(_series(0.1, steals), cores=2)
+    assert rec == {"steal_s": 0.02, "span_s": 1.0, "pct": 1.0, "window_s": 1.0, "samples": 51}
+    assert steal.peak_record([(0.0, 0.0)]) is None
+
+
+def test_watch_drops_a_sample_that_does_not_move_the_clock_on():
+    reads = iter([1.0, 1.5, 2.0])
+    clock = iter([0.0, 0.0, 0.1])
+
+    class Stop:
+        n = 0
+
+        def wait(self, step):
+            self.n += 1
+            return self.n == 2
+
+    samples: list[tuple[float, float]] = []
+    steal.watch(Stop(), samples, read=lambda: {"steal_s": next(reads)}, clock=lambda: next(clock))
+    assert samples == [(0.0, 1.0), (0.1, 2.0)]

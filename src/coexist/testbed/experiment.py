@@ -318,11 +318,7 @@ def run(exp: Experiment, *, progress: bool = True,
     prov["cpu_seconds_during_run"] = {k: round(cpu_end[k] - cpu_start[k], 2)
                                       for k in cpu_start if k in cpu_end}
     # a short burst of steal fails a run yet hardly moves its average: the busiest second
-    peak = steal.busiest(steal_samples)
-    prov["steal_peak"] = None if peak is None else {
-        "steal_s": round(peak[0], 3), "span_s": round(peak[1], 3),
-        "pct": round(100 * peak[0] / ((prov.get("cores") or 1) * peak[1]), 2),
-        "window_s": steal.PEAK_WINDOW_S, "samples": len(steal_samples)}
+    prov["steal_peak"] = steal.peak_record(steal_samples, cores=prov.get("cores"))
     result.summary.update(provenance=prov, wall_s=round(time.monotonic() - wall0, 3))
     return result
 

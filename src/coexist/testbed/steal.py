@@ -108,8 +108,23 @@ def peak_share(samples: list[tuple[float, float]], window_s: float = PEAK_WINDOW
                cores: int | None = None) -> float | None:
     """Steal over the :func:`busiest` stretch, in % of the machine's CPU time (all cores)."""
     b = busiest(samples, window_s)
+    return None if b is None else _pct(b, cores)
+
+
+def peak_record(samples: list[tuple[float, float]], cores: int | None = None) -> dict | None:
+    """What a run stores as ``provenance.steal_peak``: the :func:`busiest` second of its
+    traffic as CPU-seconds stolen, its length and its share of the CPU time; None without
+    two samples."""
+    b = busiest(samples)
+    if b is None:
+        return None
+    return {"steal_s": round(b[0], 3), "span_s": round(b[1], 3), "pct": round(_pct(b, cores), 2),
+            "window_s": PEAK_WINDOW_S, "samples": len(samples)}
+
+
+def _pct(stretch: tuple[float, float], cores: int | None) -> float:
     n = cores or os.cpu_count() or 1
-    return None if b is None else 100.0 * b[0] / (n * b[1])
+    return 100.0 * stretch[0] / (n * stretch[1])
 
 
 def watch(stop, samples: list[tuple[float, float]], step_s: float = WATCH_STEP_S, *,
@@ -117,13 +132,16 @@ def watch(stop, samples: list[tuple[float, float]], step_s: float = WATCH_STEP_S
           clock: Callable[[], float] = time.monotonic) -> None:
     """Append ``(time_s, steal_s)`` to ``samples`` every ``step_s`` until ``stop`` (a
     ``threading.Event``) is set, and once more then: the thread that records a run's steal
-    for :func:`peak_share`. Does nothing where ``/proc/stat`` cannot tell."""
-    while True:
-        now = read()
+    for :func:`peak_record`. Does nothing where ``/proc/stat`` cannot tell."""
+    def take() -> bool:
+        now, t = read(), clock()
         if "steal_s" not in now:
-            return
-        samples.append((clock(), now["steal_s"]))
+            return False
+        if not samples or t > samples[-1][0]:  # times increase strictly (busiest needs it)
+            samples.append((t, now["steal_s"]))
+        return True
+
+    while take():
         if stop.wait(step_s):
-            now = read()
-            samples.append((clock(), now["steal_s"]))
+            take()
             return
