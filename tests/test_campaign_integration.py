@@ -16,7 +16,7 @@ import pytest
 from coexist import data
 from coexist.testbed import campaign, gates
 
-from .test_testbed_integration import _netns, _require_testbed, _steal, _under_steal
+from .test_testbed_integration import _netns, _require_testbed, _steal
 
 pytestmark = pytest.mark.testbed
 
@@ -135,7 +135,7 @@ def _assert_explained_by_steal(c, data_dir, keys) -> None:
         runs = attempts.get(key, [])
         why = [(s["invalid_reasons"], _steal(s)) for s in runs]
         for s in runs:
-            if _under_steal(s):
+            if gates.under_steal(s):
                 assert gates.timing_only(s), (key, why)
         undisturbed = [s for s in runs if not gates.disturbed(s)]
         assert len(undisturbed) < c.max_attempts, (key, why)

@@ -75,35 +75,40 @@ def _series(step, steals):
     return out
 
 
-def test_peak_share_finds_a_burst_the_run_average_hides():
+def _peak(samples, window_s, cores):
+    """The busiest stretch's share of the CPU time, as a run stores it (%)."""
+    return steal.peak_record(samples, cores=cores, window_s=window_s)["pct"]
+
+
+def test_peak_finds_a_burst_the_run_average_hides():
     # 20 s sampled every 0.1 s on 2 cores; one burst of 60 ms of steal between 7.0 and 7.1 s
     steals = [0.0] * 200
     steals[70] = 0.06
     samples = _series(0.1, steals)
     mean = 100 * 0.06 / (2 * 20.0)
     assert mean == pytest.approx(0.15)                           # under 1 % over the run
-    assert steal.peak_share(samples, 1.0, cores=2) == pytest.approx(100 * 0.06 / 2.0)  # 3 %
+    assert _peak(samples, 1.0, cores=2) == pytest.approx(100 * 0.06 / 2.0)  # 3 %
     # the window sets the dilution: over 2 s the same burst is 1.5 %
-    assert steal.peak_share(samples, 2.0, cores=2) == pytest.approx(1.5)
+    assert _peak(samples, 2.0, cores=2) == pytest.approx(1.5)
 
 
-def test_peak_share_of_steady_steal_is_its_mean():
+def test_peak_of_steady_steal_is_its_mean():
     samples = _series(0.1, [0.002] * 50)                         # 2 ms each 0.1 s: 1 % of 2 cores
-    assert steal.peak_share(samples, 1.0, cores=2) == pytest.approx(1.0)
+    assert _peak(samples, 1.0, cores=2) == pytest.approx(1.0)
 
 
-def test_peak_share_of_a_span_shorter_than_the_window_is_over_the_span():
+def test_peak_of_a_span_shorter_than_the_window_is_over_the_span():
     samples = [(0.0, 1.0), (0.3, 1.03), (0.5, 1.05)]
-    assert steal.peak_share(samples, 1.0, cores=1) == pytest.approx(10.0)
-    assert steal.peak_share(samples[:1], 1.0) is None
-    assert steal.peak_share([], 1.0) is None
+    assert _peak(samples, 1.0, cores=1) == pytest.approx(10.0)
+    assert steal.peak_record(samples[:1], window_s=1.0) is None
+    assert steal.peak_record([], window_s=1.0) is None
 
 
-def test_peak_share_rejects_bad_input():
+def test_peak_rejects_bad_input():
     with pytest.raises(ParameterError, match=r"window_s = 0"):
-        steal.peak_share([(0.0, 0.0), (1.0, 0.0)], 0)
+        steal.peak_record([(0.0, 0.0), (1.0, 0.0)], window_s=0)
     with pytest.raises(ParameterError, match=r"samples: times must increase"):
-        steal.peak_share([(0.0, 0.0), (1.0, 0.0), (1.0, 0.1)], 0.5)
+        steal.peak_record([(0.0, 0.0), (1.0, 0.0), (1.0, 0.1)], window_s=0.5)
 
 
 def test_watch_samples_until_stopped_and_once_more():

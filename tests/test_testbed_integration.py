@@ -105,14 +105,6 @@ def _steal(s: dict) -> tuple[float, float]:
     return round(data.steal_pct(s) or 0.0, 2), round(1e3 * (data.steal_burst_s(s) or 0.0))
 
 
-def _under_steal(s: dict) -> bool:
-    """Whether the hypervisor took enough CPU time to fail a timing gate: more than
-    ``gates.DISTURBED_STEAL_PCT`` over the run or ``gates.DISTURBED_BURST_S`` within a
-    second of its traffic (``gates.disturbed``)."""
-    pct, ms = _steal(s)
-    return pct > gates.DISTURBED_STEAL_PCT or ms >= 1e3 * gates.DISTURBED_BURST_S
-
-
 def test_cubic_vs_bbr_run(tmp_path, env):
     """1 CUBIC + 1 BBR, 20 Mbit/s, 20 ms, 2 BDP, 15 s.
 
@@ -136,7 +128,7 @@ def test_cubic_vs_bbr_run(tmp_path, env):
         if s["valid"]:
             break
         assert s["invalid_reasons"]
-        if _under_steal(s):
+        if gates.under_steal(s):
             assert gates.timing_only(s), (gates.failed_gates(s), s["invalid_reasons"])
         else:
             undisturbed += 1

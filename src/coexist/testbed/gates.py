@@ -50,12 +50,18 @@ def disturbed(summary: dict) -> bool:
     gates' 1-ms tolerance can make more than 0.1 % of a short run's packets late, yet over
     the run it is a fraction of a per cent. ``/proc/stat`` counts steal in 10-ms ticks, so
     one tick in the traffic is such a burst."""
+    return not summary["valid"] and under_steal(summary) and timing_only(summary)
+
+
+def under_steal(summary: dict) -> bool:
+    """Whether the hypervisor took enough CPU time during a run to fail a timing gate: more
+    than ``DISTURBED_STEAL_PCT`` % over the run, or at least ``DISTURBED_BURST_S`` within the
+    busiest second of its traffic (see :func:`disturbed`)."""
     from .. import data
 
     pct, burst = data.steal_pct(summary), data.steal_burst_s(summary)
-    stolen = (pct is not None and pct > DISTURBED_STEAL_PCT) or \
+    return (pct is not None and pct > DISTURBED_STEAL_PCT) or \
         (burst is not None and burst >= DISTURBED_BURST_S)
-    return not summary["valid"] and stolen and timing_only(summary)
 
 
 @dataclass(frozen=True)

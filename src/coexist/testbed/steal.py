@@ -4,7 +4,7 @@ A burst of steal stalls the delay line and the senders alike; the timing gates t
 the run (appendix, figure T-F1: above 0.5 % steal most runs fail them). The delay line runs
 under SCHED_FIFO with its memory locked, so nothing inside the machine delays it; a burst
 the hypervisor takes does, and a tens-of-milliseconds burst is lost in a run's average.
-Runs therefore also record the steal of their busiest second (:func:`peak_share`).
+Runs therefore also record the steal of their busiest second (:func:`peak_record`).
 A campaign can wait for a quiet host before each run (``coexist campaign run
 --steal-limit``). It does not by default: an idle machine accrues little steal whatever the
 host does, so the wait did not make the runs after it more often valid (T-F1).
@@ -36,8 +36,7 @@ def share(window_s: float = WINDOW_S, *, read: Callable[[], dict[str, float]] = 
     b, t1 = read(), clock()
     if "steal_s" not in a or "steal_s" not in b or t1 <= t0:
         return None
-    n = cores or os.cpu_count() or 1
-    return 100.0 * (b["steal_s"] - a["steal_s"]) / (n * (t1 - t0))
+    return _pct((b["steal_s"] - a["steal_s"], t1 - t0), cores)
 
 
 def check_limits(limit_pct: float, max_wait_s: float) -> None:
@@ -104,25 +103,20 @@ def busiest(samples: list[tuple[float, float]], window_s: float = PEAK_WINDOW_S,
     return best
 
 
-def peak_share(samples: list[tuple[float, float]], window_s: float = PEAK_WINDOW_S,
-               cores: int | None = None) -> float | None:
-    """Steal over the :func:`busiest` stretch, in % of the machine's CPU time (all cores)."""
+def peak_record(samples: list[tuple[float, float]], cores: int | None = None,
+                window_s: float = PEAK_WINDOW_S) -> dict | None:
+    """What a run stores as ``provenance.steal_peak``: the :func:`busiest` stretch of its
+    traffic as CPU-seconds stolen, its length and its share of the machine's CPU time (all
+    cores, %); None without two samples."""
     b = busiest(samples, window_s)
-    return None if b is None else _pct(b, cores)
-
-
-def peak_record(samples: list[tuple[float, float]], cores: int | None = None) -> dict | None:
-    """What a run stores as ``provenance.steal_peak``: the :func:`busiest` second of its
-    traffic as CPU-seconds stolen, its length and its share of the CPU time; None without
-    two samples."""
-    b = busiest(samples)
     if b is None:
         return None
     return {"steal_s": round(b[0], 3), "span_s": round(b[1], 3), "pct": round(_pct(b, cores), 2),
-            "window_s": PEAK_WINDOW_S, "samples": len(samples)}
+            "window_s": window_s, "samples": len(samples)}
 
 
 def _pct(stretch: tuple[float, float], cores: int | None) -> float:
+    """Steal of (CPU-seconds stolen, seconds) in % of the machine's CPU time (all cores)."""
     n = cores or os.cpu_count() or 1
     return 100.0 * stretch[0] / (n * stretch[1])
 
