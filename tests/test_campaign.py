@@ -471,3 +471,85 @@ def test_runs_stopped_early_count_for_their_time_against_the_hard_cap(tmp_path):
     assert st.disturbed == {a: 11, b: 14}
     assert st.used[a] == pytest.approx(5.5) and st.used[b] == pytest.approx(14 * 4 / 9)
     assert a in st.left and st.failed == [b]
+
+
+def test_again_gives_points_capped_under_steal_a_fresh_budget_and_no_other(tmp_path):
+    """The time cap counts every stored attempt, from every earlier call. With a fresh
+    budget (``budget_from``, what ``run(again=True)`` passes), a point given up only at the
+    time cap is left again; a point with ``max_attempts`` undisturbed invalid runs is not."""
+    c = campaign.load(write(tmp_path, BASE + "max_attempts: 2\n"))
+    root = c.run_dir(tmp_path)
+    a, b, d = c.points[0].key, c.points[1].key, c.points[2].key
+    for i in range(6):  # a: 6 disturbed full runs = DISTURBED_FACTOR x max_attempts
+        _invalid_run(root, f"{a}.s{i}", steal_s=1.0, failed=["delay_lateness"])
+    for i in range(2):  # b: 2 undisturbed = max_attempts
+        _invalid_run(root, f"{b}.u{i}", steal_s=0.0, failed=["delay_lateness"])
+    _invalid_run(root, f"{d}.s0", steal_s=1.0, failed=["delay_lateness"])
+    st = campaign.status(c, tmp_path)
+    assert st.failed == [a, b] and st.capped == [a]
+    assert st.used == {a: 6.0, b: 2.0, d: 1.0}
+    assert ("2 given up after 2 invalid attempts (or 6 runs' worth of time in all): "
+            f"{a}, {b}; 1 of them only at the time cap under steal ('campaign run --again' "
+            "gives them a fresh budget)") in campaign.format_status(c, st)
+    fresh = campaign.status(c, tmp_path, budget_from=st.used)
+    assert fresh.failed == [b] and fresh.capped == []
+    assert fresh.left == [a, d, c.points[3].key]
+    assert fresh.used == st.used and fresh.attempts == st.attempts  # only the cap moves
+    for i in range(5):  # five more under steal: within the fresh budget of 6 for a ...
+        _invalid_run(root, f"{a}.t{i}", steal_s=1.0, failed=["delay_lateness"])
+    assert a in campaign.status(c, tmp_path, budget_from=st.used).left
+    _invalid_run(root, f"{a}.t5", steal_s=1.0, failed=["delay_lateness"])  # ... the sixth ends it
+    assert campaign.status(c, tmp_path, budget_from=st.used).capped == [a]
+    _invalid_run(root, f"{d}.u0", steal_s=0.0, failed=["delay_lateness"])
+    _invalid_run(root, f"{d}.u1", steal_s=0.0, failed=["delay_lateness"])
+    assert campaign.status(c, tmp_path, budget_from={d: 3.0}).failed == [a, b, d]
+
+
+def test_run_again_reruns_only_points_capped_under_steal(tmp_path, monkeypatch):
+    """Without ``again`` a point at the time cap is not run; with it, the point gets a fresh
+    DISTURBED_FACTOR x max_attempts runs' worth in that call, counted from the call's start."""
+    from coexist.testbed import topology
+
+    c = campaign.load(write(tmp_path, BASE + "max_attempts: 1\n"))
+    root = c.run_dir(tmp_path)
+    a, b = c.points[0].key, c.points[1].key
+    for i in range(3):  # a: at the cap of 3 x 1 runs' worth, all under steal
+        _invalid_run(root, f"{a}.s{i}", steal_s=1.0, failed=["delay_lateness"])
+    _invalid_run(root, f"{b}.u0", steal_s=0.0, failed=["delay_lateness"])  # b: given up
+    for p in c.points[2:]:
+        _fake_run(root, p.key, f"v{p.key[-1]}")
+    calls: list[str] = []
+
+    def fake_store(camp, point, result, data_dir, host=None):
+        calls.append(point.key)
+        _invalid_run(root, f"{point.key}.n{len(calls)}", steal_s=1.0,
+                     failed=["delay_lateness"])
+        return False
+
+    monkeypatch.setattr(campaign, "_execute", lambda exp, mu, load_kind="none": exp)
+    monkeypatch.setattr(campaign, "_store", fake_store)
+    monkeypatch.setattr(topology, "clean", lambda: [])
+    st = campaign.run(c, tmp_path, progress=False)
+    assert calls == [] and st.failed == [a, b] and st.capped == [a]
+    st = campaign.run(c, tmp_path, progress=False, again=True)
+    assert calls == [a] * 3  # a fresh 3 runs' worth, then the cap again; b never
+    assert st.failed == [a, b] and st.capped == [a] and st.attempts[a] == 6
+
+
+def test_cli_campaign_run_again_reaches_the_run(tmp_path, monkeypatch, capsys):
+    from coexist import cli
+
+    path = write(tmp_path, BASE)
+    seen: list[bool] = []
+
+    def fake_run(c, data_dir, **kw):
+        seen.append(kw["again"])
+        return campaign.status(c, data_dir)
+
+    monkeypatch.setattr(campaign, "run", fake_run)
+    monkeypatch.setattr(cli, "_stoppable", lambda: None)
+    for extra in ([], ["--again"]):
+        assert cli.main(["campaign", "run", str(path), "--data", str(tmp_path), "--quiet",
+                         *extra]) == 0
+    assert seen == [False, True]
+    assert "0/4 done, 4 left" in capsys.readouterr().out

@@ -215,7 +215,7 @@ def _campaign(args: argparse.Namespace) -> int:
         print(campaign.format_status(c, before))
         st = campaign.run(c, data_dir, scheduler=args.scheduler, progress=not args.quiet,
                           limit=args.limit, steal_limit_pct=args.steal_limit,
-                          steal_max_wait_s=wait)
+                          steal_max_wait_s=wait, again=args.again)
     else:
         st = campaign.status(c, data_dir)
     print(campaign.format_status(c, st))
@@ -397,6 +397,10 @@ def build_parser() -> argparse.ArgumentParser:
     crun.add_argument("--steal-max-wait", type=_number("steal_max_wait", float, low=0.0),
                       default=None, help="with --steal-limit: seconds to wait before running "
                       "anyway (default 600)")
+    crun.add_argument("--again", action="store_true", help="give every point a fresh time "
+                      "budget for its invalid runs in this call, so points given up only at "
+                      "the time cap under steal are run again (points with max_attempts "
+                      "undisturbed invalid runs stay given up)")
     crun.set_defaults(func=_campaign)
     cst = csub.add_parser("status", help="done / invalid / left")
     cst.add_argument("file")

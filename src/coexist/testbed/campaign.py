@@ -6,7 +6,10 @@ run directory is done and never re-run. Runs that fail a validity gate are moved
 ``_invalid/`` (counted in the book) and re-run up to ``max_attempts`` times; an invalid run
 that the hypervisor's steal explains (:func:`.gates.disturbed`) is re-run without counting,
 until the invalid runs of a point have taken ``DISTURBED_FACTOR x max_attempts`` runs' worth
-of wall time (a run stopped early counts for what it took, set-up included).
+of wall time (a run stopped early counts for what it took, set-up included). That time cap
+counts every stored attempt; ``run(..., again=True)`` gives every point a fresh time budget
+for that call, so a point given up only under steal is tried again on a quieter day, while
+a point with ``max_attempts`` undisturbed invalid runs stays given up.
 
 Flow mixes can be written out (``"cubic:1,bbr:1"``) or generated:
 ``{mix: 10}`` is every split of 10 flows into CUBIC and BBR (0..10 BBR), and
@@ -185,11 +188,13 @@ class Status:
     done: list[str]
     attempts: dict[str, int]   # key -> invalid runs so far
     left: list[str]            # still to run (not done, attempts remain)
-    failed: list[str]          # gave up after max_attempts invalid runs
+    failed: list[str]          # gave up: max_attempts undisturbed invalid runs, or time cap
     est_left_s: float
     disturbed: dict[str, int] = field(default_factory=dict)  # of attempts: steal explains them
     invalid_length: float = 1.0  # mean share of a full run's wall time an invalid run took
     used: dict[str, float] = field(default_factory=dict)  # key -> runs' worth its invalid runs took
+    capped: list[str] = field(default_factory=list)  # of failed: at the time cap only
+
 
     @property
     def invalid_rate(self) -> float | None:
@@ -221,7 +226,12 @@ def _time_share(summary: dict) -> float:
                / (summary["params"]["duration_s"] + OVERHEAD_S))
 
 
-def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
+def status(c: Campaign, data_dir: Path = data.DATA,
+           budget_from: dict[str, float] | None = None) -> Status:
+    """Done, invalid and left runs of a campaign, from its run directories.
+
+    With ``budget_from`` (key -> runs' worth already used, as in ``Status.used``), the time
+    cap counts only the invalid runs' time beyond it: a fresh budget (``run(again=True)``)."""
     root = c.run_dir(data_dir)
     done = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
             and (p / "summary.json").exists()} if root.exists() else set()
@@ -248,17 +258,23 @@ def status(c: Campaign, data_dir: Path = data.DATA) -> Status:
     # first repeats of every point first: a campaign cut short still covers the whole grid
     order = sorted(range(len(keys)), key=lambda i: (c.points[i].repeat, i))
 
-    def spent(k: str) -> bool:
-        n = attempts.get(k, 0)
-        return (n - disturbed.get(k, 0) >= c.max_attempts
-                or used.get(k, 0.0) >= DISTURBED_FACTOR * c.max_attempts - 1e-9)
+    before = budget_from or {}
 
-    left = [keys[i] for i in order if keys[i] not in done and not spent(keys[i])]
-    failed = [k for k in keys if k not in done and spent(k)]
+    def undisturbed_out(k: str) -> bool:
+        return attempts.get(k, 0) - disturbed.get(k, 0) >= c.max_attempts
+
+    def time_out(k: str) -> bool:
+        return (used.get(k, 0.0) - before.get(k, 0.0)
+                >= DISTURBED_FACTOR * c.max_attempts - 1e-9)
+
+    left = [keys[i] for i in order if keys[i] not in done
+            and not undisturbed_out(keys[i]) and not time_out(keys[i])]
+    failed = [k for k in keys if k not in done and (undisturbed_out(k) or time_out(k))]
     per = {p.key: p.exp.duration_s + OVERHEAD_S for p in c.points}
     return Status(len(keys), [k for k in keys if k in done], attempts, left, failed,
                   sum(per[k] for k in left), disturbed,
-                  sum(lengths) / len(lengths) if lengths else 1.0, used)
+                  sum(lengths) / len(lengths) if lengths else 1.0, used,
+                  [k for k in failed if not undisturbed_out(k)])
 
 
 def _remove_partials(root: Path) -> list[Path]:
@@ -297,9 +313,14 @@ def _store(c: Campaign, point: Point, result, data_dir: Path,
 
 def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None,
         progress: bool = True, limit: int | None = None, steal_limit_pct: float | None = None,
-        steal_max_wait_s: float = 600.0) -> Status:
+        steal_max_wait_s: float = 600.0, again: bool = False) -> Status:
     """Execute the runs still missing (at most ``limit``), then refresh the campaign table
     and the datapackage. With ``scheduler``, runs go to a Dask cluster, one per worker.
+
+    With ``again``, every point's invalid runs get a fresh time cap for this call (the
+    runs' worth they had used when it started no longer counts), so points given up only at
+    the time cap are run again; points with ``max_attempts`` undisturbed invalid runs are
+    not. The returned status counts the cap the same way.
 
     With ``steal_limit_pct``, a local run starts only once the hypervisor's steal over 5 s
     is at most that % of the CPU time, or after ``steal_max_wait_s`` of waiting
@@ -321,12 +342,13 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     topology.clean()  # namespaces of a killed earlier run (live runs are left alone)
     _remove_partials(c.run_dir(data_dir))
     by_key = {p.key: p for p in c.points}
+    budget_from = dict(status(c, data_dir).used) if again else None
     bar = tqdm(total=0, disable=not progress, unit="run", desc=c.name)
     executed = 0
     harness_errors = 0  # in a row
     try:
         while True:  # an invalid run comes back as "left" until max_attempts is reached
-            todo = status(c, data_dir).left
+            todo = status(c, data_dir, budget_from).left
             if limit is not None:
                 todo = todo[:max(0, limit - executed)]
             if not todo:
@@ -367,7 +389,7 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
             executed += len(todo)
     finally:
         bar.close()
-    return status(c, data_dir)
+    return status(c, data_dir, budget_from)
 
 
 def _run_dask(c: Campaign, points: list[Point], data_dir: Path, scheduler: str, bar) -> None:
@@ -441,4 +463,6 @@ def format_status(c: Campaign, s: Status) -> str:
                if s.disturbed else "")
             + (f", {len(s.failed)} given up after {c.max_attempts} invalid attempts "
                f"(or {DISTURBED_FACTOR * c.max_attempts} runs' worth of time in all): "
-               f"{', '.join(s.failed[:5])}" if s.failed else ""))
+               f"{', '.join(s.failed[:5])}" if s.failed else "")
+            + (f"; {len(s.capped)} of them only at the time cap under steal "
+               "('campaign run --again' gives them a fresh budget)" if s.capped else ""))
