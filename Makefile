@@ -33,7 +33,7 @@ system-deps:
 
 test: book system-deps
 	$(BIN)/ruff check src tests benchmarks notebooks
-	$(BIN)/pytest -p no:cacheprovider --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/derive_*.ipynb
+	$(BIN)/pytest -p no:cacheprovider --durations=15 --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/derive_*.ipynb
 
 figures: $(STAMP)
 	$(BIN)/coexist figures --check

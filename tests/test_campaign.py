@@ -553,3 +553,27 @@ def test_cli_campaign_run_again_reaches_the_run(tmp_path, monkeypatch, capsys):
                          *extra]) == 0
     assert seen == [False, True]
     assert "0/4 done, 4 left" in capsys.readouterr().out
+
+
+def test_cli_status_of_several_campaigns_prints_each_and_a_total(tmp_path, capsys):
+    from coexist import cli
+
+    one = write(tmp_path, BASE, name="one")  # 4 points of 5 s
+    two = write(tmp_path, BASE.replace("[1, 2]", "[1, 2, 3]"), name="two")  # 6 points
+    c1 = campaign.load(one)
+    _fake_run(c1.run_dir(tmp_path), c1.points[0].key, "aaaaaa")
+    assert cli.main(["campaign", "status", str(one), str(two), "--data", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("one: 1/4 done, 3 left") and out[1].startswith("two: 0/6 done")
+    left_s = 9 * (5 + campaign.OVERHEAD_S)
+    assert out[2] == (f"all 2 campaigns: 1/10 runs done, ~{left_s / 60:.0f} min of "
+                      "experiment time left (without re-runs)")
+    assert cli.main(["campaign", "status", str(one), "--data", str(tmp_path), "-v"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 4 and not out[-1].startswith("all")  # 1 line + 3 left, no total
+    assert out[1:] == [f"  left: {k}" for k in campaign.status(c1, tmp_path).left]
+    assert sorted(out[1:]) == sorted(f"  left: {p.key}" for p in c1.points[1:])
+    bad = write(tmp_path, BASE + "repeats: 0\n", name="bad")
+    assert cli.main(["campaign", "status", str(one), str(bad), "--data", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "one:" not in captured.out and "bad.yaml" in captured.err

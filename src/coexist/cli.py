@@ -204,6 +204,8 @@ def _campaign(args: argparse.Namespace) -> int:
     from .testbed import campaign
 
     data_dir = Path(args.data) if args.data else data.DATA
+    if args.what == "status":
+        return _campaign_status(args, data_dir)
     c = campaign.load(Path(args.file))
     if args.what == "run":
         if args.steal_max_wait is not None and args.steal_limit is None:
@@ -216,14 +218,29 @@ def _campaign(args: argparse.Namespace) -> int:
         st = campaign.run(c, data_dir, scheduler=args.scheduler, progress=not args.quiet,
                           limit=args.limit, steal_limit_pct=args.steal_limit,
                           steal_max_wait_s=wait, again=args.again)
-    else:
-        st = campaign.status(c, data_dir)
     print(campaign.format_status(c, st))
-    if args.what == "status" and args.verbose:
-        for key in st.left:
-            print(f"  left: {key}" + (f" ({st.attempts[key]} invalid)" if key in st.attempts
-                                      else ""))
-    return 3 if args.what == "run" and st.failed else 0
+    return 3 if st.failed else 0
+
+
+def _campaign_status(args: argparse.Namespace, data_dir: Path) -> int:
+    """One status line per campaign file (all are loaded first, so a bad file fails
+    before anything is printed), and a total when there are several."""
+    from .testbed import campaign
+
+    camps = [campaign.load(Path(f)) for f in args.files]
+    done = planned = left_s = 0.0
+    for c in camps:
+        st = campaign.status(c, data_dir)
+        print(campaign.format_status(c, st))
+        if args.verbose:
+            for key in st.left:
+                print(f"  left: {key}" + (f" ({st.attempts[key]} invalid)"
+                                          if key in st.attempts else ""))
+        done, planned, left_s = done + len(st.done), planned + st.planned, left_s + st.est_left_s
+    if len(camps) > 1:
+        print(f"all {len(camps)} campaigns: {done:.0f}/{planned:.0f} runs done, "
+              f"~{campaign.duration_text(left_s)} of experiment time left (without re-runs)")
+    return 0
 
 
 def _fluid_flows(text: str) -> list[str]:
@@ -402,8 +419,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "the time cap under steal are run again (points with max_attempts "
                       "undisturbed invalid runs stay given up)")
     crun.set_defaults(func=_campaign)
-    cst = csub.add_parser("status", help="done / invalid / left")
-    cst.add_argument("file")
+    cst = csub.add_parser("status", help="done / invalid / left, one line per campaign")
+    cst.add_argument("files", nargs="+", metavar="file",
+                     help="campaign file(s), e.g. data/campaigns/*.yaml")
     cst.add_argument("--data", help="data directory (default: the book's data/)")
     cst.add_argument("-v", "--verbose", action="store_true", help="list the runs left")
     cst.set_defaults(func=_campaign)

@@ -444,15 +444,16 @@ def refresh(c: Campaign, data_dir: Path = data.DATA) -> None:
     data.write_datapackage(data_dir)
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """Hours above one hour, else minutes."""
     return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
 
 def format_status(c: Campaign, s: Status) -> str:
     invalid = sum(s.attempts.values())
-    eta = f"~{_duration(s.est_left_s)} of experiment time"
+    eta = f"~{duration_text(s.est_left_s)} of experiment time"
     if s.left and invalid and s.est_with_reruns_s is not None:
-        eta += (f"; ~{_duration(s.est_with_reruns_s)} with re-runs at this campaign's "
+        eta += (f"; ~{duration_text(s.est_with_reruns_s)} with re-runs at this campaign's "
                 f"invalid rate so far, {100 * s.invalid_rate:.0f} %")
         if s.invalid_length < 1:
             eta += (f", invalid runs taking {100 * s.invalid_length:.0f} % of a full run's "
