@@ -64,18 +64,79 @@ def _stable(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+class FigureError(ValueError):
+    """A chart that would render something other than its data says."""
+
+
+def check_facet_grid(spec: dict) -> None:
+    """Refuse a row x column facet with an explicit sort order and a cell without data.
+
+    Vega-Lite then places the cells in data order, so every panel after the missing one
+    lands under another panel's row and column heading (vega/vega-lite#8675). Such a grid
+    has to be built cell by cell (``alt.vconcat`` of ``alt.hconcat``) instead. Facets whose
+    fields are computed by a transform cannot be checked here and are refused too.
+    """
+    datasets = spec.get("datasets", {})
+
+    def rows_of(data: dict | None) -> list[dict] | None:
+        if not data:
+            return None
+        if "values" in data:
+            return data["values"]
+        return datasets.get(data.get("name"))
+
+    def walk(node, data: dict | None) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item, data)
+            return
+        if not isinstance(node, dict):
+            return
+        data = node.get("data", data)
+        facet = node.get("facet") if isinstance(node.get("facet"), dict) else None
+        enc = node.get("encoding") if isinstance(node.get("encoding"), dict) else {}
+        for grid in (facet, enc):
+            if grid and "row" in grid and "column" in grid:
+                _check_grid(grid["row"], grid["column"], rows_of(data))
+        for key, value in node.items():
+            if key not in ("data", "datasets") and isinstance(value, dict | list):
+                walk(value, data)
+
+    walk(spec, None)
+
+
+def _check_grid(row: dict, column: dict, rows: list[dict] | None) -> None:
+    if not any(isinstance(ch.get("sort"), list) for ch in (row, column)):
+        return  # Vega-Lite's own order: missing cells are placed correctly
+    r, c = row.get("field"), column.get("field")
+    if rows is None or not rows or any(r not in x or c not in x for x in rows):
+        raise FigureError(f"facet rows {r!r} x columns {c!r} with a sort list: cannot check "
+                          "that every cell has data (fields not in the chart's data); "
+                          "build the grid with alt.vconcat/alt.hconcat")
+    present = {(x[r], x[c]) for x in rows}
+    missing = sorted({(a, b) for a, _ in present for _, b in present} - present, key=str)
+    if missing:
+        raise FigureError(f"facet rows {r!r} x columns {c!r} with a sort list has cells "
+                          f"without data: {missing}; Vega-Lite would draw the panels after "
+                          "them under the wrong headings (vega/vega-lite#8675); build the "
+                          "grid with alt.vconcat/alt.hconcat")
+
+
 def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir: str) -> None:
     """Write ``<figure_id>.svg`` and the plotted tidy ``<figure_id>.csv`` into ``out_dir``.
 
     An empty ``out_dir`` (the book build) writes nothing: the chart is shown inline only.
+    Either way the chart is checked first (:func:`check_facet_grid`).
     """
+    spec = chart.to_dict()
+    check_facet_grid(spec)
     if not out_dir:
         return
     import vl_convert as vlc
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    svg = vlc.vegalite_to_svg(chart.to_dict())
+    svg = vlc.vegalite_to_svg(spec)
     (out / f"{figure_id}.svg").write_text(svg, encoding="utf-8")
     _stable(table).to_csv(out / f"{figure_id}.csv", index=False, lineterminator="\n")
 
@@ -97,6 +158,7 @@ def interactive(chart: alt.TopLevelMixin, element_id: str, depth: int = 1) -> st
     import vl_convert as vlc
 
     spec = chart.to_dict()
+    check_facet_grid(spec)
     svg = vlc.vegalite_to_svg(spec)
     src = "../" * depth + VEGA_JS
     return (
