@@ -130,3 +130,28 @@ def test_two_flow_bbr_share_is_bbr_over_both():
     t = equilibria.simulate_mix((1,), group_size=2, group_rtts_s=[0.02], **kw).set_index("cca")
     assert share == pytest.approx(t.goodput_bps[nash.BBR] / t.goodput_bps.sum(), rel=1e-12)
     assert 0 < share < 1
+
+
+def test_two_flow_bbr_state_reads_the_same_run_and_eq9_only_lowers_rtprop():
+    """The state comes from the run behind two_flow_bbr_share (same share). As published,
+    eq. (9) only ever lowers τmin from the propagation delay, and no queue is below zero,
+    so BBR's RTprop stays exactly the base RTT; with Linux's expiry it takes samples with
+    the queue in them and rises above it in a deep buffer."""
+    kw = dict(buffer_bdp=10.0, capacity_bps=20e6, duration_s=25.0, warmup_s=5.0, step_s=1e-4)
+    plain = equilibria.two_flow_bbr_state(rtt_s=0.02, **kw)
+    assert plain["share"] == pytest.approx(
+        equilibria.two_flow_bbr_share(rtt_s=0.02, **kw), rel=1e-12)
+    assert plain["rtprop_s"] == pytest.approx(0.02, abs=1e-12)
+    assert 0 <= plain["probe_rtt_share"] <= 1 and plain["inflight_over_cwnd"] > 0
+    # eq. (15): the rate is at most w/τ, so rate x RTT never exceeds the window in force
+    for state in (plain, equilibria.two_flow_bbr_state(rtt_s=0.02, rtprop_expiry=True, **kw)):
+        assert state["inflight_over_cwnd"] <= 1 + 1e-9
+    expiry = equilibria.two_flow_bbr_state(rtt_s=0.02, rtprop_expiry=True, **kw)
+    assert expiry["rtprop_s"] > 0.02 * 1.5  # CUBIC keeps a queue of several BDP
+    assert 0 < expiry["probe_rtt_share"] < 1  # ProbeRTT at least once per 10 s filter
+
+
+def test_two_flow_bbr_state_refuses_a_warmup_outside_the_run():
+    with pytest.raises(ParameterError, match="warmup_s"):
+        equilibria.two_flow_bbr_state(rtt_s=0.02, buffer_bdp=2.0, capacity_bps=20e6,
+                                      duration_s=4.0, warmup_s=4.0, step_s=1e-4)

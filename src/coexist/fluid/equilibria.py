@@ -73,8 +73,45 @@ def two_flow_bbr_share(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
     return float(bbr / (bbr + cub))
 
 
-def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
-                  duration_s, warmup_s, step_s, rtprop_expiry) -> pd.DataFrame:
+def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
+                       duration_s: float, warmup_s: float, step_s: float = 5e-5,
+                       rtprop_expiry: bool = False) -> dict[str, float]:
+    """BBR's share and operating point in the fluid model's 1 CUBIC vs 1 BBRv1 run (the run
+    of :func:`two_flow_bbr_share`), after ``warmup_s``: what M-F12 reads from the measured
+    runs' ``ss`` samples (:func:`coexist.measured.bbr_operating_point`).
+
+    ``rtprop_s`` is the median of BBR's RTprop estimate τmin (eq. 9), ``probe_rtt_share``
+    the share of time in ProbeRTT (m_prt, eqs. 10-12), and ``inflight_over_cwnd`` BBR's
+    in-flight data over its window in force (eqs. 13-15, 23): mean of rate times RTT
+    (Little's law at each instant, eq. 3) over the mean window, which eq. (15) keeps at
+    most 1. (The model's own inflight v of eq. 19 integrates rate differences and need not
+    stay near the data in flight.) Memoised on disk like :func:`simulate_mix`."""
+    inputs = {"rtt_s": float(rtt_s), "buffer_bdp": float(buffer_bdp),
+              "capacity_bps": float(capacity_bps), "duration_s": float(duration_s),
+              "warmup_s": float(warmup_s), "step_s": float(step_s),
+              "rtprop_expiry": bool(rtprop_expiry)}
+    return dict(cache.memo("two_flow_state", inputs, lambda: _two_flow_state(**inputs)))
+
+
+def _two_flow_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s, step_s,
+                    rtprop_expiry) -> dict[str, float]:
+    cfg, _ = _mix_config((1,), 2, [rtt_s], buffer_bdp, capacity_bps, "bbr1", duration_s,
+                         step_s, rtprop_expiry)
+    if not 0 <= warmup_s < duration_s:
+        raise invalid("warmup_s", warmup_s, f"0 <= warm-up < duration ({duration_s:g} s)")
+    tr = solve.run(cfg)
+    good = metrics.per_flow(tr, warmup_s)["goodput_bps"].to_numpy()
+    i = [f.cca for f in cfg.flows].index("bbr1")
+    late = tr.t >= warmup_s
+    inflight = (tr.rate_pps[late, i] * tr.rtt_s[late, i]).mean()
+    return {"share": float(good[i] / good.sum()),
+            "rtprop_s": float(np.median(tr.bbr["tau_min"][late, i])),
+            "probe_rtt_share": float(tr.bbr["m_prt"][late, i].mean()),
+            "inflight_over_cwnd": float(inflight / tr.window_pkts[late, i].mean())}
+
+
+def _mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant, duration_s,
+                step_s, rtprop_expiry) -> tuple[solve.Config, list[int]]:
     ccas, rtts, groups = mix_flows(mix, group_size, group_rtts_s, variant)
     n = len(ccas)
     pps = capacity_bps / (8 * solve.PACKET_BYTES)
@@ -83,6 +120,13 @@ def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, va
                          sample_s=max(step_s, min(1e-3, n / pps)),  # fine enough for jitter
                          initial_window=max(1.0, pps * min(rtts) / n),
                          rtprop_expiry=rtprop_expiry)
+    return cfg, groups
+
+
+def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
+                  duration_s, warmup_s, step_s, rtprop_expiry) -> pd.DataFrame:
+    cfg, groups = _mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
+                              duration_s, step_s, rtprop_expiry)
     tr = solve.run(cfg)
     pf = metrics.per_flow(tr, warmup_s)
     pf["group"] = groups
