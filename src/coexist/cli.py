@@ -228,7 +228,7 @@ def _campaign_status(args: argparse.Namespace, data_dir: Path) -> int:
     from .testbed import campaign
 
     camps = [campaign.load(Path(f)) for f in args.files]
-    done = planned = left_s = 0.0
+    done, planned, left_s = 0, 0, 0.0
     for c in camps:
         st = campaign.status(c, data_dir)
         print(campaign.format_status(c, st))
@@ -238,7 +238,7 @@ def _campaign_status(args: argparse.Namespace, data_dir: Path) -> int:
                                           if key in st.attempts else ""))
         done, planned, left_s = done + len(st.done), planned + st.planned, left_s + st.est_left_s
     if len(camps) > 1:
-        print(f"all {len(camps)} campaigns: {done:.0f}/{planned:.0f} runs done, "
+        print(f"all {len(camps)} campaigns: {done}/{planned} runs done, "
               f"~{campaign.duration_text(left_s)} of experiment time left (without re-runs)")
     return 0
 

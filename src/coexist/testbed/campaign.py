@@ -195,7 +195,6 @@ class Status:
     used: dict[str, float] = field(default_factory=dict)  # key -> runs' worth its invalid runs took
     capped: list[str] = field(default_factory=list)  # of failed: at the time cap only
 
-
     @property
     def invalid_rate(self) -> float | None:
         """The share of this campaign's stored runs that were invalid (None before any)."""
