@@ -4,6 +4,7 @@ Needs ``make book`` first. Locally the test is skipped when the book or Chromium
 in CI (``CI=true``) that is a failure, because the check must run there.
 """
 
+import html
 import os
 import re
 import shutil
@@ -54,6 +55,19 @@ def test_every_toc_page_was_built():
     _need(HTML.exists(), "book not built: run `make book` first")
     missing = [p for p in pages() if not p.exists()]
     assert not missing
+
+
+def test_no_page_shows_warnings_or_other_stderr_output():
+    """A notebook's stderr (library warnings, progress-bar notices) lands on the page as an
+    output block; the book's pages must hold only what their cells mean to show."""
+    _need(HTML.exists(), "book not built: run `make book` first")
+    noisy = {}
+    for page in pages():
+        blocks = re.findall(r'class="output stderr.*?<pre>(.*?)</pre>', page.read_text(),
+                            re.S)
+        if blocks:
+            noisy[page.name] = html.unescape(re.sub(r"<[^>]+>", "", blocks[0]))[:300]
+    assert not noisy, noisy
 
 
 def test_math_is_typeset(rendered):

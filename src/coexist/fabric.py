@@ -131,7 +131,7 @@ def fetch(dest: Path | None = None, timeout: float = 10.0, progress: bool = True
           slices: tuple[int, ...] = SLICES) -> Path:
     """Download each slice's two results files and its network setting into ``dest``
     (default :func:`cache_dir`); files already there are kept. Raises :class:`FetchError`."""
-    from tqdm.auto import tqdm
+    from .progress import tqdm
 
     dest = Path(dest) if dest is not None else cache_dir()
     for s in tqdm(slices, desc="FABRIC data", unit="slice", disable=not progress):

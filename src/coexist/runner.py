@@ -146,7 +146,7 @@ def run(
     progress: bool = True,
 ) -> list[FigureResult]:
     """Regenerate the selected figures; with ``check`` compare, with ``accept`` commit them."""
-    from tqdm.auto import tqdm
+    from .progress import tqdm
 
     entries = select(ids)
     overrides = resolve_overrides(entries, raw_overrides)

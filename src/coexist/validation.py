@@ -81,9 +81,8 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
     flows alternate between the pair's algorithms and start with an equal share of one BDP
     of the shortest RTT, as the model has no start-up phase.
     """
-    from tqdm.auto import tqdm
-
     from .fluid import cache, metrics, solve
+    from .progress import tqdm
 
     chosen = _named_pairs(pairs)
     rows = []
@@ -110,9 +109,8 @@ def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
     window of one run as long as the last window ends, and that run's loss episodes
     (:func:`.fluid.metrics.loss_episodes`). The paper's figures average 2-7 s of such a
     run; the later windows show whether that is the model's steady state."""
-    from tqdm.auto import tqdm
-
     from .fluid import cache, metrics, solve
+    from .progress import tqdm
 
     (chosen,) = _named_pairs([pair])
     if not windows:

@@ -167,7 +167,7 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
     run's utilisation, loss rate and queue share. ``mixes`` restricts the runs to some
     mixes (the equilibrium test needs them all).
     """
-    from tqdm.auto import tqdm
+    from ..progress import tqdm
 
     rtts = [float(r) for r in group_rtts_s]
     buffers = [float(b) for b in buffers_bdp]

@@ -331,8 +331,7 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     A run the harness cannot finish (:class:`TestbedError`, its testbed already torn down)
     is reported on stderr and not stored; its point stays left. ``MAX_HARNESS_ERRORS`` such
     runs in a row stop the campaign with that error."""
-    from tqdm.auto import tqdm
-
+    from ..progress import tqdm
     from . import steal, topology
 
     if steal_limit_pct is not None:  # bad limits fail now, not after the first run

@@ -344,7 +344,7 @@ def _wait_clients(clients: list[subprocess.Popen], duration: float, t0: float,
                   progress: bool, check=None) -> dict | None:
     """Wait for the iperf3 clients to finish. ``check(elapsed)`` is called about once a
     second; when it returns a reason the wait ends early with ``{"at_s", "reason"}``."""
-    from tqdm.auto import tqdm
+    from ..progress import tqdm
 
     limit = duration + 30.0
     next_check = 1.0
