@@ -32,7 +32,7 @@ interval: 0.5
 sample: 0.2
 repeats: {repeats}
 min_utilisation: 0.5
-max_attempts: 5
+max_attempts: 3
 """
 
 
@@ -107,7 +107,8 @@ def test_killed_campaign_loses_and_duplicates_nothing(tiny, tmp_path):
                              str(c.path), "--data", str(tmp_path)], capture_output=True, text=True)
     assert f"{len(st.done)}/6 done, 0 left" in status.stdout
     if st.failed:
-        assert f"{len(st.failed)} given up after 5 invalid attempts" in status.stdout
+        assert (f"{len(st.failed)} given up after {c.max_attempts} invalid attempts"
+                in status.stdout)
 
 
 def _invalid_attempts(c, data_dir) -> dict[str, list[dict]]:
@@ -178,14 +179,14 @@ def test_sigint_during_campaign_keeps_finished_runs(tiny, tmp_path):
                           "--data", str(tmp_path), "--quiet", "--steal-limit", "1",
                           "--steal-max-wait", "20"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + 60  # a 3-s run on a quiet host is done in about 10 s
     while not campaign.status(c, tmp_path).done and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(1.0)
     p.send_signal(signal.SIGINT)
     assert p.wait(30) == 130
     done = _check_consistent(c, tmp_path)
-    if not done:  # no attempt was valid in two minutes: the hypervisor must explain it
+    if not done:  # no attempt was valid in a minute: the hypervisor must explain it
         st = campaign.status(c, tmp_path)
         _assert_explained_by_steal(c, tmp_path, st.failed)
         tried = _invalid_attempts(c, tmp_path)
