@@ -64,20 +64,18 @@ def two_flow_bbr_share(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
                        duration_s: float, warmup_s: float, step_s: float = 5e-5,
                        rtprop_expiry: bool = False) -> float:
     """BBR's share of the goodput of 1 CUBIC vs 1 BBRv1 flow in the fluid model, the
-    setting of Mishra et al.'s two-flow model (one :func:`simulate_mix` run)."""
-    t = simulate_mix((1,), group_size=2, group_rtts_s=[rtt_s], buffer_bdp=buffer_bdp,
-                     capacity_bps=capacity_bps, duration_s=duration_s, warmup_s=warmup_s,
-                     step_s=step_s, rtprop_expiry=rtprop_expiry)
-    bbr = t.loc[t.cca == nash.BBR, "goodput_bps"].iloc[0]
-    cub = t.loc[t.cca == nash.CUBIC, "goodput_bps"].iloc[0]
-    return float(bbr / (bbr + cub))
+    setting of Mishra et al.'s two-flow model (from :func:`two_flow_bbr_state`: the run a
+    :func:`simulate_mix` of one BBR flow in a group of two makes)."""
+    return two_flow_bbr_state(rtt_s=rtt_s, buffer_bdp=buffer_bdp, capacity_bps=capacity_bps,
+                              duration_s=duration_s, warmup_s=warmup_s, step_s=step_s,
+                              rtprop_expiry=rtprop_expiry)["share"]
 
 
 def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
                        duration_s: float, warmup_s: float, step_s: float = 5e-5,
                        rtprop_expiry: bool = False) -> dict[str, float]:
-    """BBR's share and operating point in the fluid model's 1 CUBIC vs 1 BBRv1 run (the run
-    of :func:`two_flow_bbr_share`), after ``warmup_s``: what M-F12 reads from the measured
+    """BBR's share and operating point in the fluid model's 1 CUBIC vs 1 BBRv1 run, after
+    ``warmup_s``: what M-F12 reads from the measured
     runs' ``ss`` samples (:func:`coexist.measured.bbr_operating_point`).
 
     ``rtprop_s`` is the median of BBR's RTprop estimate τmin (eq. 9), ``probe_rtt_share``
