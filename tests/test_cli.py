@@ -45,6 +45,10 @@ def test_nash_json_keys(capsys):
         (["figures", "-p", "no_such_param", "1"], "no_such_param"),
         (["figures", "--only", "M-F1", "-p", "rtt_ms", "-3"], "rtt_ms"),
         (["figures", "--only", "M-F1", "-p", "buffer_min_bdp", "40"], "buffer_min_bdp"),
+        (["figures", "--built", "_build/figures"], "--check"),
+        (["figures", "--check", "--built", "_build/figures", "--only", "M-F1"], "--only"),
+        (["book", "--jobs", "0"], "jobs"),
+        (["book", "--dir", "/nonexistent-book"], "_config.yml"),
     ],
 )
 def test_bad_input_one_line_exit_2(args, name):

@@ -1,4 +1,7 @@
+import json
+import os
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -50,9 +53,16 @@ def test_compare_tables_detects_changes(tmp_path):
     assert "no committed table" in runner.compare_tables(a, tmp_path / "none.csv", 1, 1)[0]
 
 
+#: set by `make test` to the tables its book build (`coexist book --bundled-only`) just wrote
+BUILT = os.environ.get("COEXIST_BOOK_TABLES_BUILT")
+
+
 @pytest.mark.slow
 def test_check_passes_on_committed_and_fails_on_edited(tmp_path, monkeypatch):
-    results = runner.run(None, out_dir=tmp_path / "all", check=True, progress=False)
+    if BUILT:  # the book has just executed every figure notebook: compare what it computed
+        results = runner.check_built(Path(BUILT))
+    else:
+        results = runner.run(None, out_dir=tmp_path / "all", check=True, progress=False)
     assert {r.id for r in results} == {e.id for e in ledger.FIGURES}
     assert all(r.svg.stat().st_size > 1000 for r in results)
 
@@ -75,3 +85,50 @@ def test_parameter_override_changes_figure(tmp_path):
                         out_dir=tmp_path, progress=False)
     table = pd.read_csv(res.csv)
     assert table.n_bbr.max() == 20
+
+
+def _built(tmp_path: Path, bundled_only: bool = True) -> Path:
+    """A tables directory as `coexist book` leaves it, filled from the committed tables."""
+    from coexist import book
+
+    out = tmp_path / "figures"
+    shutil.copytree(ledger.EXPECTED, out)
+    (out / book.MANIFEST).write_text(json.dumps({"bundled_only": bundled_only}))
+    return out
+
+
+def test_check_built_compares_every_figure_and_names_what_differs(tmp_path):
+    out = _built(tmp_path)
+    assert {r.id for r in runner.check_built(out)} == {e.id for e in ledger.FIGURES}
+    table = pd.read_csv(out / "M-F6.csv")
+    table.loc[0, "mbps"] *= 1.01
+    table.to_csv(out / "M-F6.csv", index=False)
+    (out / "T-F1.svg").unlink()
+    with pytest.raises(runner.CheckFailed) as err:
+        runner.check_built(out)
+    assert "M-F6: mbps row 2" in str(err.value)
+    assert "T-F1: the book build did not write T-F1.svg" in str(err.value)
+
+
+def test_check_built_refuses_a_book_built_with_external_data(tmp_path):
+    with pytest.raises(runner.CheckFailed, match="--bundled-only"):
+        runner.check_built(_built(tmp_path, bundled_only=False))
+    (tmp_path / "figures" / "build.json").unlink()
+    with pytest.raises(runner.CheckFailed, match="not written by `coexist book`"):
+        runner.check_built(tmp_path / "figures")
+
+
+def test_book_save_writes_into_the_build_tables_only_during_a_build(tmp_path, monkeypatch):
+    import altair as alt
+
+    from coexist import book, figures
+
+    table = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0]})
+    chart = alt.Chart(table).mark_line().encode(x="x", y="y")
+    monkeypatch.delenv(book.TABLES_ENV, raising=False)
+    figures.save(chart, table, "X", "")
+    assert not list(tmp_path.iterdir())
+    monkeypatch.setenv(book.TABLES_ENV, str(tmp_path))
+    figures.save(chart, table, "X", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["X.csv", "X.svg"]
+    assert pd.read_csv(tmp_path / "X.csv").equals(table)

@@ -1,5 +1,6 @@
-"""Command line: ``coexist figures``, ``coexist model share|nash``, ``coexist fluid run``,
-``coexist run``, ``coexist campaign run|status`` and ``coexist testbed check|clean``.
+"""Command line: ``coexist book``, ``coexist figures``, ``coexist model share|nash``,
+``coexist fluid run``, ``coexist run``, ``coexist campaign run|status`` and
+``coexist testbed check|clean``.
 
 Bad input ends with one line naming the parameter, its value and the valid range, and exit
 status 2; a failed figure check or a harness failure exits with 1; an experiment that ran
@@ -42,6 +43,17 @@ def _number(name: str, kind: type, **limits) -> callable:
 def _figures(args: argparse.Namespace) -> int:
     from . import runner
 
+    if args.built is not None:
+        if not args.check:
+            raise ParameterError("--built DIR compares a built book's tables: it needs --check")
+        extra = [flag for flag, given in (("--accept", args.accept), ("--only", args.only),
+                                          ("-p", args.param)) if given]
+        if extra:
+            raise ParameterError(f"--built compares every figure of a built book; it takes no "
+                                 f"{', '.join(extra)}")
+        for r in runner.check_built(Path(args.built)):
+            print(f"{r.id}: {r.csv}  [matches committed table]")
+        return 0
     results = runner.run(
         args.only,
         [tuple(p) for p in args.param],
@@ -52,6 +64,18 @@ def _figures(args: argparse.Namespace) -> int:
     )
     for r in results:
         print(f"{r.id}: {r.svg} {r.csv}" + ("  [matches committed table]" if args.check else ""))
+    return 0
+
+
+def _book(args: argparse.Namespace) -> int:
+    from . import book
+
+    status = book.build(Path(args.dir), jobs=args.jobs, bundled_only=args.bundled_only)
+    if status:
+        print(f"coexist book: the build reported errors or warnings (status {status}); "
+              "see the output above", file=sys.stderr)
+        return 1
+    print(f"book: {Path(args.dir) / '_build' / 'html' / 'index.html'}")
     return 0
 
 
@@ -337,7 +361,18 @@ def build_parser() -> argparse.ArgumentParser:
     fig.add_argument("--accept", action="store_true",
                      help="copy regenerated tables and SVGs over the committed ones")
     fig.add_argument("--quiet", action="store_true", help="no progress bar")
+    fig.add_argument("--built", metavar="DIR",
+                     help="with --check: compare the tables a book build wrote into DIR "
+                          "(_build/figures) instead of executing the notebooks again")
     fig.set_defaults(func=_figures)
+
+    bk = sub.add_parser("book", help="build the book into _build/html, pages in parallel")
+    bk.add_argument("--jobs", type=_number("jobs", int, low=1), default=None,
+                    help="pages executed at once (default: one per CPU)")
+    bk.add_argument("--bundled-only", action="store_true",
+                    help="leave fetched external data out, as `figures --check` does")
+    bk.add_argument("--dir", default=".", help="the book's directory (default: .)")
+    bk.set_defaults(func=_book)
 
     model = sub.add_parser("model", help="closed-form model what-ifs")
     msub = model.add_subparsers(dest="what", required=True, parser_class=_Parser)

@@ -125,13 +125,18 @@ def _check_grid(row: dict, column: dict, rows: list[dict] | None) -> None:
 def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir: str) -> None:
     """Write ``<figure_id>.svg`` and the plotted tidy ``<figure_id>.csv`` into ``out_dir``.
 
-    An empty ``out_dir`` (the book build) writes nothing: the chart is shown inline only.
+    An empty ``out_dir`` (a page of the book) writes into the directory ``coexist book``
+    keeps for its figures, and nothing outside such a build: the chart is shown inline only.
     Either way the chart is checked first (:func:`check_facet_grid`).
     """
+    from .book import tables_dir
+
     spec = chart.to_dict()
     check_facet_grid(spec)
     if not out_dir:
-        return
+        if tables_dir() is None:
+            return
+        out_dir = str(tables_dir())
     import vl_convert as vlc
 
     out = Path(out_dir)

@@ -177,3 +177,34 @@ def run(
             lines = [f"{r.id}: {p}" for r in failed for p in r.problems]
             raise CheckFailed("figure check failed:\n  " + "\n  ".join(lines))
     return results
+
+
+def check_built(tables: Path) -> list[FigureResult]:
+    """Compare the tables a book build wrote (``coexist book --bundled-only``) with the
+    committed ones, as ``--check`` does for freshly executed notebooks.
+
+    The build must have kept external data out (its manifest says so) and written a table and
+    an SVG for every figure in the ledger; anything missing is a failure, not a skip.
+    """
+    import json
+
+    from .book import MANIFEST
+
+    manifest = tables / MANIFEST
+    if not manifest.exists():
+        raise CheckFailed(f"{tables} holds no {MANIFEST}: not written by `coexist book`")
+    if not json.loads(manifest.read_text()).get("bundled_only"):
+        raise CheckFailed(f"the book in {tables} was built with external data allowed; "
+                          "build it with `coexist book --bundled-only` to compare its tables")
+    results = []
+    for e in FIGURES:
+        res = FigureResult(e.id, e.path, tables / f"{e.id}.svg", tables / f"{e.id}.csv")
+        missing = [p.name for p in (res.svg, res.csv) if not p.exists() or not p.stat().st_size]
+        res.problems = ([f"the book build did not write {', '.join(missing)}"] if missing else
+                        compare_tables(res.csv, EXPECTED / f"{e.id}.csv", e.rtol, e.atol))
+        results.append(res)
+    failed = [r for r in results if r.problems]
+    if failed:
+        lines = [f"{r.id}: {p}" for r in failed for p in r.problems]
+        raise CheckFailed("figure check failed:\n  " + "\n  ".join(lines))
+    return results

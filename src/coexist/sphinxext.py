@@ -63,8 +63,23 @@ def _write_vega(app: Sphinx, exception: Exception | None) -> None:
                    encoding="utf-8")
 
 
+#: extensions Jupyter Book loads that declare nothing about parallel reading, which makes
+#: Sphinx read (and so execute) every page in one process. sphinx_multitoc_numbering (loaded
+#: by sphinx_external_toc whatever the config says) only replaces the toctree collector's
+#: section numbering, which Sphinx runs in the main process after all pages are read.
+PARALLEL_SAFE_UNDECLARED = ("sphinx_multitoc_numbering",)
+
+
+def _declare_parallel_safe(app: Sphinx) -> None:
+    for name in PARALLEL_SAFE_UNDECLARED:
+        ext = app.extensions.get(name)
+        if ext is not None and ext.parallel_read_safe is None:
+            ext.parallel_read_safe = True
+
+
 def setup(app: Sphinx) -> dict:
     mathjax_source()  # fail at start-up, not after a long build, if MathJax is missing
+    app.connect("builder-inited", _declare_parallel_safe)
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_vega)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
