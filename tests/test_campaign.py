@@ -577,3 +577,27 @@ def test_cli_status_of_several_campaigns_prints_each_and_a_total(tmp_path, capsy
     assert cli.main(["campaign", "status", str(one), str(bad), "--data", str(tmp_path)]) == 2
     captured = capsys.readouterr()
     assert "one:" not in captured.out and "bad.yaml" in captured.err
+
+
+def test_an_invalid_run_stopped_early_is_stored_as_its_summary_only(tmp_path):
+    """A run cut short keeps its record (gates, steal, provenance) and no time series; an
+    invalid run that went to its end keeps its tables, like a valid one."""
+    from coexist.testbed import experiment
+
+    c = campaign.load(write(tmp_path, BASE))
+    stored = sorted((data.DATA / "runs" / "two_flow").glob("*/summary.json"))[0]
+    tables = [data.load_table(stored.parent / f, t) for t, f in data.RUN_FILES.items()]
+    names = {}
+    for stopped in (None, {"at_s": 3.0, "reason": "doomed"}):
+        summary = json.loads(stored.read_text())
+        summary.update(valid=False, stopped_early=stopped, invalid_reasons=["x"],
+                       run_id="s" if stopped else "f")
+        result = experiment.RunResult(summary, *tables)
+        assert campaign._store(c, c.points[0], result, tmp_path) is False
+        d = c.run_dir(tmp_path) / "_invalid" / f"{c.points[0].key}.{summary['run_id']}"
+        names[bool(stopped)] = sorted(p.name for p in d.iterdir())
+    assert names[True] == ["summary.json"]
+    assert names[False] == sorted(["summary.json", *data.RUN_FILES.values()])
+    st = campaign.status(c, tmp_path)
+    assert st.attempts[c.points[0].key] == 2
+    assert len(data.run_summaries(tmp_path)) == 2

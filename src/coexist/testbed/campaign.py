@@ -306,7 +306,10 @@ def _store(c: Campaign, point: Point, result, data_dir: Path,
     if result.valid:
         experiment.write(result, root, point.key)
     else:
-        experiment.write(result, root / "_invalid", f"{point.key}.{result.summary['run_id']}")
+        # a run stopped early covers a few seconds that no figure may use: its summary (gate
+        # values, steal, provenance) is its record; its time series would only grow the data
+        experiment.write(result, root / "_invalid", f"{point.key}.{result.summary['run_id']}",
+                         tables=not result.summary.get("stopped_early"))
     return result.valid
 
 

@@ -525,12 +525,14 @@ def summary_json(result: RunResult) -> str:
     return json.dumps(result.summary, indent=2, default=_json_default, allow_nan=False)
 
 
-def write(result: RunResult, out_dir: Path, name: str | None = None) -> Path:
+def write(result: RunResult, out_dir: Path, name: str | None = None,
+          tables: bool = True) -> Path:
     """Store the run as ``out_dir/name/`` (summary.json + one table file each), atomically.
 
     Files are written into a hidden sibling directory that is renamed into place, so a
     crash leaves either the complete run or nothing under ``name``. Tables follow the
-    schemas of :mod:`coexist.data`; time series are gzip-compressed.
+    schemas of :mod:`coexist.data`; time series are gzip-compressed. Without ``tables`` only
+    ``summary.json`` is stored (its gate values, steal and provenance are the whole record).
     """
     from .. import data
 
@@ -542,7 +544,7 @@ def write(result: RunResult, out_dir: Path, name: str | None = None) -> Path:
     tmp = out_dir / f".{dest.name}.partial-{secrets.token_hex(3)}"
     tmp.mkdir()
     try:
-        for table, fname in data.RUN_FILES.items():
+        for table, fname in data.RUN_FILES.items() if tables else ():
             df = getattr(result, table)
             if df.empty and not len(df.columns):
                 df = pd.DataFrame(columns=[f.name for f in data.SCHEMAS[table]])
