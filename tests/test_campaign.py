@@ -422,11 +422,11 @@ def test_attempts_under_steal_do_not_count_until_the_hard_cap(tmp_path):
     assert "re-runs" not in text
 
 
-def test_runs_stopped_early_cost_part_of_a_run_in_the_estimate(tmp_path):
+def test_runs_stopped_early_cost_part_of_a_run_in_the_estimate(tmp_path, monkeypatch):
     """Three invalid runs, one of the 5-s runs stopped at 0.5 s, next to one valid run: the
     stopped run took (0.5 + OVERHEAD_S) / (5 + OVERHEAD_S) = 1/2 of a full run's wall time,
     so each valid run has cost itself plus 3 invalid runs of (1 + 1 + 1/2) / 3 on average."""
-    assert campaign.OVERHEAD_S == 4.0  # the arithmetic below
+    monkeypatch.setattr(campaign, "OVERHEAD_S", 4.0)  # the arithmetic below
     c = campaign.load(write(tmp_path, BASE))
     root = c.run_dir(tmp_path)
     _fake_run(root, c.points[0].key, "aaaaaa")
@@ -445,11 +445,11 @@ def test_runs_stopped_early_cost_part_of_a_run_in_the_estimate(tmp_path):
     assert "invalid runs taking 83 % of a full run's time" in campaign.format_status(c, st)
 
 
-def test_runs_stopped_early_count_for_their_time_against_the_hard_cap(tmp_path):
+def test_runs_stopped_early_count_for_their_time_against_the_hard_cap(tmp_path, monkeypatch):
     """Under steal, runs stopped early follow each other quickly; the hard cap counts the
     wall time they took, set-up included, so a burst of short runs does not give a point up
     before full runs would have, and even runs stopped at once are bounded in number."""
-    assert campaign.OVERHEAD_S == 4.0  # the arithmetic below
+    monkeypatch.setattr(campaign, "OVERHEAD_S", 4.0)  # the arithmetic below
     c = campaign.load(write(tmp_path, BASE + "max_attempts: 2\n"))
     root = c.run_dir(tmp_path)
     a, b = c.points[0].key, c.points[1].key

@@ -359,7 +359,9 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     stopped_early_s (when the run was stopped because its lateness gate could no longer
     pass), steal_before_pct and
     waited_for_quiet_s (where the campaign waited for a quiet host before the run: the steal
-    over the last 5 s before it, and the time waited), wall_s, time_utc.
+    over the last 5 s before it, and the time waited), wake_p999_ms and wake_late_pct (the
+    timer wake-up probe just before a campaign run, :mod:`coexist.testbed.wakeups`: p99.9
+    lateness, and the % of wake-ups at least 1 ms late), wall_s, time_utc.
     """
     from .testbed.gates import disturbed, timing_only
 
@@ -400,6 +402,8 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "stopped_early_s": (s.get("stopped_early") or {}).get("at_s"),
             "steal_before_pct": meta.get("steal_before_pct"),
             "waited_for_quiet_s": meta.get("waited_for_quiet_s"),
+            "wake_p999_ms": (s.get("wake_probe") or {}).get("p999_ms"),
+            "wake_late_pct": (s.get("wake_probe") or {}).get("late_pct"),
             "wall_s": s.get("wall_s"), "time_utc": s["provenance"]["time_utc"],
         })
     return pd.DataFrame(rows)

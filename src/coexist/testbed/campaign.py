@@ -35,14 +35,17 @@ from ..params import ParameterError
 from . import gates, spec
 from .load import KINDS as LOAD_KINDS
 from .topology import TestbedError
+from .wakeups import PROBE_S
 
 GRID_KEYS = {"capacity", "rtt", "buffer_bdp", "flows"}
 OPTIONAL_GRID_KEYS = {"load"}  # deliberate background load (see testbed.load); default none
 SETTINGS = {"duration": 60.0, "warmup": 10.0, "interval": 1.0, "sample": 0.5,
             "min_utilisation": 0.95}
 TOP_KEYS = {"name", "title", "figures", "grid", "repeats", "max_attempts", *SETTINGS}
-#: wall-clock overhead per run beyond its duration (set-up, start, teardown), for ETAs
-OVERHEAD_S = 4.0
+#: wall-clock overhead per run beyond its duration, for ETAs and the time cap: set-up, start
+#: and teardown (4 s: the mean gap between full runs of a campaign was 4.4 s, the median 2 s),
+#: plus the wake-up probe before the run
+OVERHEAD_S = 4.0 + PROBE_S
 
 
 @dataclass(frozen=True)
@@ -286,13 +289,16 @@ def _remove_partials(root: Path) -> list[Path]:
 
 def _execute(exp: spec.Experiment, min_utilisation: float, load_kind: str = "none"):
     """Run one experiment where this function is called (locally or on a Dask worker),
-    under the point's deliberate background load."""
-    from . import experiment, load
+    under the point's deliberate background load, after a timer wake-up probe of the host
+    (:mod:`.wakeups`; recorded, not gated on)."""
+    from . import experiment, load, wakeups
 
+    wake = wakeups.probe()
     with load.background(load_kind, exp):
         result = experiment.run(exp, progress=False,
                                 th=gates.Thresholds(utilisation_min=min_utilisation))
     result.summary["load"] = load_kind
+    result.summary["wake_probe"] = wake
     return result
 
 

@@ -7,7 +7,8 @@ the hypervisor takes does, and a tens-of-milliseconds burst is lost in a run's a
 Runs therefore also record the steal of their busiest second (:func:`peak_record`).
 A campaign can wait for a quiet host before each run (``coexist campaign run
 --steal-limit``). It does not by default: an idle machine accrues little steal whatever the
-host does, so the wait did not make the runs after it more often valid (T-F1).
+host does, so the wait did not make the runs after it more often valid (T-F1). A timer
+wake-up probe (:mod:`.wakeups`) is recorded before each campaign run instead.
 """
 
 from __future__ import annotations
