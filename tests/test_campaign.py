@@ -580,24 +580,31 @@ def test_cli_status_of_several_campaigns_prints_each_and_a_total(tmp_path, capsy
 
 
 def test_an_invalid_run_stopped_early_is_stored_as_its_summary_only(tmp_path):
-    """A run cut short keeps its record (gates, steal, provenance) and no time series; an
-    invalid run that went to its end keeps its tables, like a valid one."""
+    """A run cut short on timing gates keeps its record (gates, steal, provenance) and no
+    time series; an invalid run that went to its end, or one cut short that also failed
+    another gate, keeps its tables, like a valid one."""
     from coexist.testbed import experiment
 
     c = campaign.load(write(tmp_path, BASE))
     stored = sorted((data.DATA / "runs" / "two_flow").glob("*/summary.json"))[0]
     tables = [data.load_table(stored.parent / f, t) for t, f in data.RUN_FILES.items()]
     names = {}
-    for stopped in (None, {"at_s": 3.0, "reason": "doomed"}):
+    cases = {"full": (None, {"delay_lateness"}),
+             "stopped": ({"at_s": 3.0, "reason": "doomed"}, {"delay_lateness", "flows_complete"}),
+             "stopped, other gate": ({"at_s": 3.0, "reason": "doomed"},
+                                     {"delay_lateness", "cca_confirmed"})}
+    for name, (stopped, failed) in cases.items():
         summary = json.loads(stored.read_text())
+        for g in summary["gates"]:
+            g["passed"] = g["name"] not in failed
         summary.update(valid=False, stopped_early=stopped, invalid_reasons=["x"],
-                       run_id="s" if stopped else "f")
+                       run_id=name.replace(", ", "-").replace(" ", "-"))
         result = experiment.RunResult(summary, *tables)
         assert campaign._store(c, c.points[0], result, tmp_path) is False
         d = c.run_dir(tmp_path) / "_invalid" / f"{c.points[0].key}.{summary['run_id']}"
-        names[bool(stopped)] = sorted(p.name for p in d.iterdir())
-    assert names[True] == ["summary.json"]
-    assert names[False] == sorted(["summary.json", *data.RUN_FILES.values()])
+        names[name] = sorted(p.name for p in d.iterdir())
+    every = sorted(["summary.json", *data.RUN_FILES.values()])
+    assert names == {"full": every, "stopped": ["summary.json"], "stopped, other gate": every}
     st = campaign.status(c, tmp_path)
-    assert st.attempts[c.points[0].key] == 2
-    assert len(data.run_summaries(tmp_path)) == 2
+    assert st.attempts[c.points[0].key] == 3
+    assert len(data.run_summaries(tmp_path)) == 3

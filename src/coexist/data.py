@@ -5,7 +5,8 @@ Layout under ``data/``::
     campaigns/<name>.yaml            what to run (grid, durations, repeats)
     runs/<name>/<key>/               one valid run: summary.json, flows.csv and time series
     runs/<name>/_invalid/<key>.<id>/ runs that failed a validity gate (counted, never used;
-                                     summary.json only where the run was stopped early)
+                                     summary.json only where the run was stopped early
+                                     and failed timing gates alone)
     <name>.csv                       campaign table: one row per flow per valid run
     datapackage.json                 schemas, units, sha256 of every file, provenance
 

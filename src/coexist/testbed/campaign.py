@@ -312,10 +312,12 @@ def _store(c: Campaign, point: Point, result, data_dir: Path,
     if result.valid:
         experiment.write(result, root, point.key)
     else:
-        # a run stopped early covers a few seconds that no figure may use: its summary (gate
-        # values, steal, provenance) is its record; its time series would only grow the data
+        # a run stopped early that failed timing gates only covers a few seconds that no
+        # figure may use: its summary (gate values, steal, provenance) is its record. One
+        # that failed any other gate keeps its time series, to show what went wrong.
+        brief = bool(result.summary.get("stopped_early")) and gates.timing_only(result.summary)
         experiment.write(result, root / "_invalid", f"{point.key}.{result.summary['run_id']}",
-                         tables=not result.summary.get("stopped_early"))
+                         tables=not brief)
     return result.valid
 
 
