@@ -16,10 +16,8 @@ def test_every_extension_of_the_book_allows_parallel_reading(tmp_path):
     from sphinx.application import Sphinx
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
-    config, _ = get_final_config(
-        user_yaml=ROOT / "_config.yml", sourcedir=ROOT,
-        cli_config={"latex_individualpages": False,
-                    "external_toc_path": (ROOT / "_toc.yml").as_posix()})
+    config, _ = get_final_config(user_yaml=ROOT / "_config.yml", sourcedir=ROOT,
+                                 cli_config=book.overrides(ROOT / "_toc.yml"))
     with patch_docutils(None), docutils_namespace():
         app = Sphinx(str(ROOT), None, str(tmp_path / "html"), str(tmp_path / "doctrees"),
                      "html", confoverrides=config, status=None, warning=None, parallel=2)

@@ -16,6 +16,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from unittest.mock import patch
 
 from .params import ParameterError
 
@@ -62,32 +63,31 @@ def build(
     env = {TABLES_ENV: str(tables)}
     if bundled_only:
         env[BUNDLED_ONLY] = "1"
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)  # the kernels inherit it
-    try:
+    with patch.dict(os.environ, env):  # the kernels inherit it
         result = build_sphinx(
             str(root),
             str(html),
             use_external_toc=True,
             noconfig=True,
             path_config=str(config),
-            confoverrides={"external_toc_path": toc.as_posix(), "latex_individualpages": False,
-                           "nitpicky": strict},
+            confoverrides=overrides(toc, strict),
             builder="html",
             warningiserror=strict,
             keep_going=strict,
             freshenv=True,
             jobs=jobs,
         )
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     if isinstance(result, BaseException):
         raise RuntimeError(f"the book build failed: {result!r} (see the output above)") from result
     return int(result or 0)
+
+
+def overrides(toc: Path, strict: bool = True) -> dict:
+    """The Sphinx settings ``coexist book`` adds to ``_config.yml``, as ``jupyter-book build
+    [-n]`` does for a book: the external table of contents, no per-page LaTeX, nit-picky
+    references when ``strict``."""
+    return {"external_toc_path": toc.as_posix(), "latex_individualpages": False,
+            "nitpicky": strict}
 
 
 def tables_dir() -> Path | None:

@@ -134,9 +134,10 @@ def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir:
     spec = chart.to_dict()
     check_facet_grid(spec)
     if not out_dir:
-        if tables_dir() is None:
+        book_tables = tables_dir()
+        if book_tables is None:
             return
-        out_dir = str(tables_dir())
+        out_dir = str(book_tables)
     import vl_convert as vlc
 
     out = Path(out_dir)

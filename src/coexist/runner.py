@@ -172,11 +172,16 @@ def run(
                     shutil.copyfile(path, EXPECTED / path.name)
             results.append(res)
     if check:
-        failed = [r for r in results if r.problems]
-        if failed:
-            lines = [f"{r.id}: {p}" for r in failed for p in r.problems]
-            raise CheckFailed("figure check failed:\n  " + "\n  ".join(lines))
+        _fail_on_problems(results)
     return results
+
+
+def _fail_on_problems(results: Sequence[FigureResult]) -> None:
+    """Raise one :class:`CheckFailed` listing every figure's differences, if any."""
+    failed = [r for r in results if r.problems]
+    if failed:
+        lines = [f"{r.id}: {p}" for r in failed for p in r.problems]
+        raise CheckFailed("figure check failed:\n  " + "\n  ".join(lines))
 
 
 def check_built(tables: Path) -> list[FigureResult]:
@@ -203,8 +208,5 @@ def check_built(tables: Path) -> list[FigureResult]:
         res.problems = ([f"the book build did not write {', '.join(missing)}"] if missing else
                         compare_tables(res.csv, EXPECTED / f"{e.id}.csv", e.rtol, e.atol))
         results.append(res)
-    failed = [r for r in results if r.problems]
-    if failed:
-        lines = [f"{r.id}: {p}" for r in failed for p in r.problems]
-        raise CheckFailed("figure check failed:\n  " + "\n  ".join(lines))
+    _fail_on_problems(results)
     return results
