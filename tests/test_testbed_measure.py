@@ -1,8 +1,11 @@
-"""Parsers of iperf3, ss, tc, ping and ip output, on output recorded from the testbed."""
+"""Parsers of iperf3, ss, tc, ping and ip output, on output recorded from the testbed; the
+bottleneck utilisation computed from its counter samples."""
 
 import json
+import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from coexist.testbed import measure
@@ -148,3 +151,30 @@ def test_client_ports_lie_outside_the_ephemeral_range(monkeypatch):
     monkeypatch.setattr(experiment, "sh", lambda cmd, **kw: "1024\t60999\n")
     with pytest.raises(topology.TestbedError, match="ip_local_port_range 1024-60999"):
         experiment._check_client_ports(plan, 2)
+
+
+def _counter_samples(times, rate_bps, pkt_bytes=1514):
+    sent = [t * rate_bps / 8 for t in times]
+    return pd.DataFrame({"t_s": times, "sent_bytes": sent,
+                         "sent_packets": [b / pkt_bytes for b in sent]})
+
+
+def test_link_utilisation_is_sent_bytes_over_capacity_and_span():
+    from coexist.testbed.experiment import link_utilisation
+    w = _counter_samples([30.0 + 0.2 * k for k in range(50)], 95e6)
+    u, pkt = link_utilisation(w, 100e6)
+    assert u == pytest.approx(0.95) and pkt == pytest.approx(1514)
+
+
+def test_link_utilisation_refuses_a_window_shorter_than_the_minimum():
+    from coexist.testbed.experiment import link_utilisation
+    from coexist.testbed.spec import MIN_UTILISATION_SPAN_S
+    # a run stopped 0.23 s after its warm-up: two samples, the second one read 14 ms late
+    w = _counter_samples([30.03, 30.23], 100e6)
+    w.loc[1, "sent_bytes"] += 100e6 / 8 * 0.014
+    assert all(math.isnan(x) for x in link_utilisation(w, 100e6))
+    assert all(math.isnan(x) for x in link_utilisation(w.iloc[:1], 100e6))
+    just = _counter_samples([10.0, 10.0 + MIN_UTILISATION_SPAN_S], 50e6)
+    assert link_utilisation(just, 100e6)[0] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="capacity_bps = 0"):
+        link_utilisation(w, 0)

@@ -87,3 +87,13 @@ def test_to_dict_records_flows_text_and_buffer_bytes():
     d = e.to_dict()
     assert d["flows"] == "cubic:1,bbr:1" and d["buffer_bytes"] == 500_000
     assert d["capacity_bps"] == 50e6
+
+
+def test_warmup_must_leave_a_utilisation_window():
+    args = dict(capacity="50mbit", rtt="40ms", buffer_bdp=2, flows="cubic:1", duration=10,
+                sample=0.2)
+    spec.experiment(**args, warmup=8.1)  # 0.5 + 2 x 0.2 + 1 = 1.9 s left: the limit
+    with pytest.raises(ParameterError, match=r"'warmup' = 8.2 .*0 <= warmup <= 8.1 s"):
+        spec.experiment(**args, warmup=8.2)
+    with pytest.raises(ParameterError, match=r"'duration' = 2 .*duration >= 21.5 s"):
+        spec.experiment(**{**args, "duration": 2, "sample": 10}, warmup=0)

@@ -27,7 +27,7 @@ import pandas as pd
 from .. import provenance
 from ..fluid.metrics import jain
 from . import delay, gates, measure, steal, topology
-from .spec import WIRE_PACKET_BYTES, Experiment
+from .spec import END_MARGIN_S, MIN_UTILISATION_SPAN_S, WIRE_PACKET_BYTES, Experiment
 from .topology import BOTTLENECK_DEV, BOTTLENECK_HANDLE, RECEIVER_IP, Plan, TestbedError, sh
 
 BASE_PORT = 5201
@@ -46,6 +46,30 @@ ACK_PATH_PER_DATA_PACKET_MAX = 2.0
 ACK_PATH_EXTRA_PER_FLOW = 500
 PROBE_HZ = 10.0  # probe pings per second and sender group (ping -i 0.1)
 DATA_START_SLACK_S = 3.0  # from starting an iperf3 client to its first data, at most
+
+
+def link_utilisation(window: pd.DataFrame, capacity_bps: float) -> tuple[float, float]:
+    """(utilisation, mean packet bytes) of the bottleneck over ``window``, its counter samples
+    (``t_s``, cumulative ``sent_bytes`` and ``sent_packets``) after the warm-up.
+
+    Utilisation is the bytes the bottleneck sent between the first and the last sample over
+    what capacity could carry in that time (the gate's link utilisation). Both are NaN when
+    the samples span less than :data:`.spec.MIN_UTILISATION_SPAN_S`: a run stopped just after
+    its warm-up has no window to measure, and a ratio over a fraction of a second would mostly
+    measure sampling jitter (a sample's time stamp and its counters are read apart by up to
+    tens of ms under hypervisor steal; a run stopped 0.23 s after its warm-up read 1.07).
+    """
+    if not capacity_bps > 0:
+        raise ValueError(f"capacity_bps = {capacity_bps!r}: must be > 0")
+    if len(window) < 2:
+        return math.nan, math.nan
+    first, last = window.iloc[0], window.iloc[-1]
+    span = last["t_s"] - first["t_s"]
+    if span < MIN_UTILISATION_SPAN_S:
+        return math.nan, math.nan
+    sent = last["sent_bytes"] - first["sent_bytes"]
+    packets = last["sent_packets"] - first["sent_packets"]
+    return sent * 8 / (capacity_bps * span), (sent / packets if packets else math.nan)
 
 
 class Interrupted(Exception):
@@ -440,16 +464,11 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
     q = pd.DataFrame(queue)
     if not q.empty:
         q = q[["t_s", *[c for c in q.columns if c != "t_s"]]]
-    end = exp.duration_s - 0.5 if stopped is None else min(exp.duration_s - 0.5, stopped["at_s"])
+    end = exp.duration_s - END_MARGIN_S
+    if stopped is not None:
+        end = min(end, stopped["at_s"])
     window = q[(q["t_s"] >= exp.warmup_s) & (q["t_s"] <= end)] if not q.empty else q
-    utilisation = mean_pkt = math.nan
-    if len(window) >= 2:
-        first, last = window.iloc[0], window.iloc[-1]
-        span = last["t_s"] - first["t_s"]
-        sent = last["sent_bytes"] - first["sent_bytes"]
-        utilisation = sent * 8 / (exp.capacity_bps * span)
-        packets = last["sent_packets"] - first["sent_packets"]
-        mean_pkt = sent / packets if packets else math.nan
+    utilisation, mean_pkt = link_utilisation(window, exp.capacity_bps)
     qdelay = window["backlog_bytes"] * 8 / exp.capacity_bps if len(window) else pd.Series([])
 
     probe_rows, probe_summary = [], []

@@ -20,6 +20,12 @@ WIRE_PACKET_BYTES = 1514
 CAPACITY_RANGE = (1e5, 1e9)
 RTT_RANGE = (0.001, 1.0)
 MAX_FLOWS = 64
+#: The end of a run left out of its measurement window (the flows stop sending).
+END_MARGIN_S = 0.5
+#: Shortest span of bottleneck counter samples a link utilisation is computed over. A
+#: sample's time stamp and its counters are read apart by up to tens of ms under steal:
+#: over 1 s that moves the ratio by a few %, over one 0.2-s sample interval by up to 10 %.
+MIN_UTILISATION_SPAN_S = 1.0
 
 _RATE_UNITS = {"": 1.0, "bit": 1.0, "bps": 1.0, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9,
                "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
@@ -166,12 +172,23 @@ def experiment(
     flow_list = parse_flows(flows, rtt_s)
     duration_s = parse_time(duration, "duration", 2.0, 7200.0)
     warmup_s = parse_time(warmup, "warmup", 0.0, 7200.0)
-    if warmup_s > duration_s - 1.0:
-        raise ParameterError(
-            f"parameter 'warmup' = {warmup!r} must leave at least 1 s of the "
-            f"duration ({duration_s:g} s) to measure; valid: 0 <= warmup <= duration - 1 s")
     interval_s = parse_time(interval, "interval", 0.1, 10.0)
     sample_s = parse_time(sample, "sample", 0.02, 10.0)
+    # the samples inside [warmup, duration - END_MARGIN_S] must span MIN_UTILISATION_SPAN_S
+    # wherever the sampling grid falls, or no run of this experiment could pass the
+    # utilisation gate
+    need = END_MARGIN_S + 2 * sample_s + MIN_UTILISATION_SPAN_S
+    if duration_s < need:
+        raise ParameterError(
+            f"parameter 'duration' = {duration!r} is too short to measure the link with "
+            f"samples every {sample_s:g} s ({MIN_UTILISATION_SPAN_S:g} s of samples, then "
+            f"{END_MARGIN_S:g} s not counted); valid: duration >= {need:g} s at this sample")
+    if warmup_s > duration_s - need:
+        raise ParameterError(
+            f"parameter 'warmup' = {warmup!r} must leave {need:g} s of the duration "
+            f"({duration_s:g} s) to measure the link over ({MIN_UTILISATION_SPAN_S:g} s of "
+            f"samples every {sample_s:g} s, then {END_MARGIN_S:g} s not counted); valid: "
+            f"0 <= warmup <= {duration_s - need:g} s")
     if delay not in ("auto", "tun", "netem"):
         raise invalid("delay", delay, "one of 'auto', 'tun', 'netem'")
     exp = Experiment(capacity_bps, rtt_s, float(buffer_bdp), flow_list, duration_s, warmup_s,
