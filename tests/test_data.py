@@ -173,3 +173,48 @@ def test_bbr_operating_points_are_physical_in_every_stored_run():
         assert np.allclose(op.loc[above, "eq9_rtprop_s"], rtt[above] * (x[above] + 1) / 2)
         assert op.loc[~above, "eq9_rtprop_s"].isna().all()
     assert checked >= 94  # the complete two-flow and deep-buffer campaigns at least
+
+
+def _mix_table(name: str, n_flows: int, goodput: dict, *, duration=120.0, warmup=30.0,
+               flow_rtt=0.04) -> pd.DataFrame:
+    """A campaign table of one setting's mixes (a test fixture, not a measurement):
+    ``goodput[k]`` = (per-flow CUBIC, per-flow BBR) bit/s with k BBR flows."""
+    rows = []
+    for k, (c, b) in goodput.items():
+        for f in range(n_flows):
+            cca = "bbr" if f >= n_flows - k else "cubic"
+            rows.append({"campaign": name, "key": f"100mbit-40ms-b2-cubic{n_flows - k}-bbr{k}-r0",
+                         "run_id": "x", "repeat": 0, "capacity_bps": 1e8, "rtt_s": 0.04,
+                         "buffer_bdp": 2.0, "buffer_bytes": 10**6, "flows_spec": "-",
+                         "load": "none", "n_flows": n_flows, "n_bbr": k, "duration_s": duration,
+                         "warmup_s": warmup, "utilisation": 1.0, "jain_index": 1.0,
+                         "bbr_share": 0.5, "mean_queue_delay_s": 0.01, "bottleneck_drops": 0,
+                         "flow": f, "cca": cca, "flow_rtt_s": flow_rtt if f == 0 else 0.04,
+                         "goodput_bps": b if cca == "bbr" else c, "share": 1 / n_flows,
+                         "retransmits": 0})
+    return pd.DataFrame(rows)
+
+
+def test_mix_runs_pools_campaigns_as_repeats_and_refuses_unlike_runs(tmp_path):
+    # per flow (CUBIC, BBR) by BBR count k; the deviation test gives k=2 on the first
+    # campaign alone, k=0 on the second, and k=1 on their average (CUBIC 9, BBR 11 at k=1)
+    a = {0: (10.0, 0.0), 1: (7.0, 16.0), 2: (0.0, 8.0)}
+    b = {0: (10.0, 0.0), 1: (11.0, 6.0), 2: (0.0, 8.0)}
+    data.write_table(_mix_table("equilibrium", 2, a), tmp_path / "equilibrium.csv", "campaign")
+    data.write_table(_mix_table("mix_sweep", 2, b), tmp_path / "mix_sweep.csv", "campaign")
+    r = measured.mix_runs(2, data_dir=tmp_path)
+    assert sorted(r["campaign"].unique()) == ["equilibrium", "mix_sweep"] and len(r) == 6
+    assert r["key"].is_unique
+    alone = {c: measured.observed_equilibria(r[r.campaign == c], 2)
+             ["equilibrium_bbr_flows"].tolist() for c in ("equilibrium", "mix_sweep")}
+    assert alone == {"equilibrium": [2.0], "mix_sweep": [0.0]}
+    assert measured.observed_equilibria(r, 2)["equilibrium_bbr_flows"].tolist() == [1.0]
+    # a run whose flows do not all have the reference RTT is not a one-RTT mix
+    data.write_table(_mix_table("mix_sweep", 2, b, flow_rtt=0.01), tmp_path / "mix_sweep.csv",
+                     "campaign")
+    assert list(measured.mix_runs(2, data_dir=tmp_path)["campaign"].unique()) == ["equilibrium"]
+    data.write_table(_mix_table("mix_sweep", 2, b, duration=60.0), tmp_path / "mix_sweep.csv",
+                     "campaign")
+    with pytest.raises(ValueError, match="equilibrium: 120 s, warm-up 30 s; mix_sweep: 60 s"):
+        measured.mix_runs(2, data_dir=tmp_path)
+    assert measured.mix_runs(3, data_dir=tmp_path).empty

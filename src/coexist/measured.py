@@ -29,6 +29,13 @@ def coverage(name: str, data_dir: Path = data.DATA) -> tuple[int, int]:
     return len(st.done), st.planned
 
 
+def coverage_text(names: tuple[str, ...], data_dir: Path = data.DATA) -> str:
+    """'equilibrium 33/385, mix sweep 33/86': valid runs stored of those planned, per
+    campaign, for a figure's subtitle."""
+    return ", ".join(f"{n.replace('_', ' ')} {'/'.join(map(str, coverage(n, data_dir)))}"
+                     for n in names)
+
+
 def runs(table: pd.DataFrame) -> pd.DataFrame:
     """One row per run: setting, repeat, BBR share and BBR/CUBIC goodput (bit/s)."""
     if table.empty:
@@ -43,6 +50,55 @@ def runs(table: pd.DataFrame) -> pd.DataFrame:
     out["bbr_bps"] = per_cca["bbr"]
     out["cubic_bps"] = per_cca["cubic"]
     return out.reset_index()
+
+
+#: Campaigns that measured every CUBIC/BBR split of a number of flows sharing one RTT, with
+#: no deliberate load: the equilibrium grid, and the mix sweep, whose 10-flow lines at
+#: 100 Mbit/s and 40 ms (2, 3, 10 BDP) and 5 ms (2 BDP) are the same 120-s runs.
+MIX_CAMPAIGNS = ("equilibrium", "mix_sweep")
+
+
+def mix_runs(n_flows: int, campaigns: tuple[str, ...] = MIX_CAMPAIGNS,
+             data_dir: Path = data.DATA) -> pd.DataFrame:
+    """:func:`runs` of every mix of ``n_flows`` one-RTT flows in ``campaigns``, with a
+    ``campaign`` column and keys prefixed by it.
+
+    Where two campaigns measured the same setting (capacity, RTT, buffer), their runs of a
+    mix are repeats of one experiment, so the equilibrium tests average them. That holds
+    only if both ran it for the same duration and warm-up; otherwise this raises rather than
+    mix unlike runs. Runs whose flows do not all have the reference RTT are left out (they
+    belong to the grouped-RTT analysis), as are runs under deliberate load.
+    """
+    parts, meta = [], []
+    for name in campaigns:
+        t = campaign_table(name, data_dir)
+        if t.empty:
+            continue
+        by_run = t.groupby("key")["flow_rtt_s"]
+        one_rtt = (np.isclose(by_run.transform("max"), t["rtt_s"])
+                   & np.isclose(by_run.transform("min"), t["rtt_s"]))
+        t = t[(t["n_flows"] == n_flows) & (t["load"] == "none") & one_rtt]
+        if t.empty:
+            continue
+        r = runs(t)
+        r.insert(0, "campaign", name)
+        r["key"] = name + "/" + r["key"]
+        parts.append(r)
+        meta.append(t.drop_duplicates("key")[["capacity_bps", "rtt_s", "buffer_bdp",
+                                               "duration_s", "warmup_s"]].assign(campaign=name))
+    if not parts:
+        return runs(pd.DataFrame()).assign(campaign=pd.Series(dtype=str))
+    m = pd.concat(meta, ignore_index=True)
+    setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
+    for key, g in m.groupby(setting):
+        timing = g.drop_duplicates(["duration_s", "warmup_s"])
+        if len(timing) > 1:
+            desc = "; ".join(f"{r.campaign}: {r.duration_s:g} s, warm-up {r.warmup_s:g} s"
+                             for r in timing.itertuples())
+            raise ValueError(
+                f"setting {dict(zip(setting, key, strict=True))} was measured for different "
+                f"durations or warm-ups ({desc}); its runs are not repeats of one experiment")
+    return pd.concat(parts, ignore_index=True)
 
 
 def spread(per_run: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
