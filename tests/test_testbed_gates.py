@@ -91,18 +91,21 @@ def test_cpu_times_are_monotonic_seconds():
 
 
 def test_cca_counts_only_samples_with_payload_acknowledged():
-    """iperf3 sets the algorithm after connect(): a handshake-only sample under the
-    namespace default (bytes_acked = 1) is not counted; one with payload is."""
+    """iperf3 sets the algorithm after connect() and its cookie: a sample under the
+    namespace default with only the SYN and the cookie acknowledged (bytes_acked <= 38) is
+    not counted; one with test data is."""
     import pandas as pd
 
     bad = data.DATA / "runs" / "fluctuation" / "_invalid"
     rows = [
         {"flow": 0, "cca": "bbr", "bytes_acked": 1},       # connect, before setsockopt
+        {"flow": 0, "cca": "bbr", "bytes_acked": 38},      # SYN + cookie, before setsockopt
         {"flow": 0, "cca": "cubic", "bytes_acked": 53614},
-        {"flow": 1, "cca": "bbr", "bytes_acked": 2},
+        {"flow": 1, "cca": "bbr", "bytes_acked": 39},      # one byte of test data: counted
         {"flow": 1, "cca": "cubic", "bytes_acked": 900},  # switched while sending: counted
         {"flow": 2, "cca": "cubic", "bytes_acked": 1},    # never sent anything
     ]
+    assert gates.BYTES_ACKED_BEFORE_CCA == 38
     seen = gates.cca_while_sending(pd.DataFrame(rows), 3)
     assert seen == [{"cubic"}, {"bbr", "cubic"}, set()]
     assert gates.cca_while_sending(pd.DataFrame(), 2) == [set(), set()]
@@ -111,6 +114,12 @@ def test_cca_counts_only_samples_with_payload_acknowledged():
     for run in runs:
         sock = data.load_table(run / data.RUN_FILES["sockets"], "sockets")
         assert gates.cca_while_sending(sock, 20)[4] == {"cubic"}
+    # a control connection read as a flow (before the sampler matched both ports) carried
+    # the cookie and the test parameters, 208 bytes: the rule still rejects it
+    mix = data.DATA / "runs" / "mix_sweep" / "_invalid"
+    for run in sorted(mix.glob("100mbit-40ms-b10-cubic7-bbr13-r0.d47279")):
+        sock = data.load_table(run / data.RUN_FILES["sockets"], "sockets")
+        assert gates.cca_while_sending(sock, 20)[1] == {"bbr"}
 
 
 def test_git_commit_is_the_one_the_process_started_with(monkeypatch):

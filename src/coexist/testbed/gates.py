@@ -86,18 +86,28 @@ class Gate:
 DEFAULT = Thresholds()
 
 
+#: Bytes iperf3 (3.x) sends on a data socket before it sets the socket's congestion
+#: control: its client connects (``iperf_tcp_connect``), writes the 37-byte session cookie,
+#: and only then, back in ``iperf_create_streams``, calls setsockopt(TCP_CONGESTION).
+IPERF3_COOKIE_BYTES = 37
+#: ``bytes_acked`` of a data socket that has carried no test data yet: the SYN counts one.
+BYTES_ACKED_BEFORE_CCA = 1 + IPERF3_COOKIE_BYTES
+
+
 def cca_while_sending(sock: pd.DataFrame | None, n_flows: int) -> list[set[str]]:
     """Per flow, the CCAs its socket showed in the ``ss`` samples (a DataFrame with flow,
-    cca and bytes_acked) once it had payload acknowledged.
+    cca and bytes_acked) once it had test data acknowledged.
 
-    iperf3 connects a data socket first and sets its congestion control after (3.x client,
-    ``iperf_create_streams``), so a sample taken during that instant shows the namespace's
-    default algorithm on a socket that has sent nothing (bytes_acked <= 1, the SYN). Such a
-    sample says nothing about the algorithm that moved the data, so it is not counted.
+    Until iperf3 sets a data socket's congestion control, the socket runs the namespace's
+    default algorithm (BBR on this machine) and carries the SYN and the session cookie, so
+    its ``bytes_acked`` is at most :data:`BYTES_ACKED_BEFORE_CCA`. A sample taken then says
+    nothing about the algorithm that moves the data and is not counted. The cookie's ACK
+    returns one RTT after it is sent, so such a sample needs iperf3 held off the CPU for
+    that long between the two calls, as happens under heavy hypervisor steal.
     """
     if sock is None or len(sock) == 0:
         return [set() for _ in range(n_flows)]
-    sending = sock[sock["bytes_acked"].fillna(0) > 1]
+    sending = sock[sock["bytes_acked"].fillna(0) > BYTES_ACKED_BEFORE_CCA]
     return [set(sending.loc[sending["flow"] == i, "cca"]) for i in range(n_flows)]
 
 
