@@ -217,4 +217,11 @@ def test_mix_runs_pools_campaigns_as_repeats_and_refuses_unlike_runs(tmp_path):
                      "campaign")
     with pytest.raises(ValueError, match="equilibrium: 120 s, warm-up 30 s; mix_sweep: 60 s"):
         measured.mix_runs(2, data_dir=tmp_path)
-    assert measured.mix_runs(3, data_dir=tmp_path).empty
+    none = measured.mix_runs(3, data_dir=tmp_path)
+    assert none.empty and list(none.columns) == list(r.columns)
+
+
+def test_coverage_text_names_each_campaign_with_its_counts():
+    text = measured.coverage_text(("equilibrium", "mix_sweep"))
+    (d1, p1), (d2, p2) = measured.coverage("equilibrium"), measured.coverage("mix_sweep")
+    assert text == f"equilibrium {d1}/{p1}, mix sweep {d2}/{p2}"

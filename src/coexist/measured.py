@@ -40,8 +40,8 @@ def runs(table: pd.DataFrame) -> pd.DataFrame:
     """One row per run: setting, repeat, BBR share and BBR/CUBIC goodput (bit/s)."""
     if table.empty:
         return pd.DataFrame(columns=["key", "capacity_bps", "rtt_s", "buffer_bdp", "n_flows",
-                                     "n_bbr", "repeat", "bbr_share", "bbr_bps", "cubic_bps",
-                                     "utilisation", "mean_queue_delay_s"])
+                                     "n_bbr", "repeat", "bbr_share", "utilisation",
+                                     "mean_queue_delay_s", "bbr_bps", "cubic_bps"])
     per_cca = table.pivot_table(index="key", columns="cca", values="goodput_bps",
                                 aggfunc="sum").reindex(columns=["bbr", "cubic"]).fillna(0.0)
     first = table.drop_duplicates("key").set_index("key")
@@ -87,7 +87,9 @@ def mix_runs(n_flows: int, campaigns: tuple[str, ...] = MIX_CAMPAIGNS,
         meta.append(t.drop_duplicates("key")[["capacity_bps", "rtt_s", "buffer_bdp",
                                                "duration_s", "warmup_s"]].assign(campaign=name))
     if not parts:
-        return runs(pd.DataFrame()).assign(campaign=pd.Series(dtype=str))
+        empty = runs(pd.DataFrame())
+        empty.insert(0, "campaign", pd.Series(dtype=str))
+        return empty
     m = pd.concat(meta, ignore_index=True)
     setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
     for key, g in m.groupby(setting):
