@@ -215,7 +215,9 @@ def test_mix_runs_pools_campaigns_as_repeats_and_refuses_unlike_runs(tmp_path):
     assert list(measured.mix_runs(2, data_dir=tmp_path)["campaign"].unique()) == ["equilibrium"]
     data.write_table(_mix_table("mix_sweep", 2, b, duration=60.0), tmp_path / "mix_sweep.csv",
                      "campaign")
-    with pytest.raises(ValueError, match="equilibrium: 120 s, warm-up 30 s; mix_sweep: 60 s"):
+    with pytest.raises(ValueError, match="2 flows at 100 Mbit/s, 40 ms, 2 BDP were measured "
+                       "for different durations or warm-ups .equilibrium: 120 s, warm-up 30 s; "
+                       "mix_sweep: 60 s"):
         measured.mix_runs(2, data_dir=tmp_path)
     none = measured.mix_runs(3, data_dir=tmp_path)
     assert none.empty and list(none.columns) == list(r.columns)

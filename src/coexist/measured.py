@@ -92,14 +92,15 @@ def mix_runs(n_flows: int, campaigns: tuple[str, ...] = MIX_CAMPAIGNS,
         return empty
     m = pd.concat(meta, ignore_index=True)
     setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
-    for key, g in m.groupby(setting):
+    for (cap, rtt, buf), g in m.groupby(setting):
         timing = g.drop_duplicates(["duration_s", "warmup_s"])
         if len(timing) > 1:
             desc = "; ".join(f"{r.campaign}: {r.duration_s:g} s, warm-up {r.warmup_s:g} s"
                              for r in timing.itertuples())
             raise ValueError(
-                f"setting {dict(zip(setting, key, strict=True))} was measured for different "
-                f"durations or warm-ups ({desc}); its runs are not repeats of one experiment")
+                f"{n_flows} flows at {cap / 1e6:g} Mbit/s, {rtt * 1e3:g} ms, {buf:g} BDP were "
+                f"measured for different durations or warm-ups ({desc}); their runs are not "
+                "repeats of one experiment")
     return pd.concat(parts, ignore_index=True)
 
 
