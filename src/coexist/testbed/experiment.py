@@ -130,6 +130,34 @@ def _signals_raise():
             signal.signal(s, h)
 
 
+@contextmanager
+def _signals_deferred():
+    """Hold SIGINT, SIGTERM and SIGHUP while the testbed is torn down, then act on the first
+    one that came (through the handler that was in place, which raises).
+
+    A signal that lands inside the teardown would abort it halfway and leave the run's
+    namespaces behind: a campaign interrupted just as a run stopped early once did that.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    old = {s: signal.signal(s, lambda signum, _frame: caught.append(signum)) for s in sigs}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        if caught:
+            first = caught[0]
+            handler = old[first]
+            if callable(handler):
+                handler(first, None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), first)
+
+
 def _wait_listening(ns: str, ports: list[int], timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -332,7 +360,8 @@ def run(exp: Experiment, *, progress: bool = True,
         stop.set()
         steal_stop.set()
         try:
-            topology.teardown(plan)
+            with _signals_deferred():
+                topology.teardown(plan)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
             live.unlink(missing_ok=True)
