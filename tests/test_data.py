@@ -209,6 +209,14 @@ def test_mix_runs_pools_campaigns_as_repeats_and_refuses_unlike_runs(tmp_path):
              ["equilibrium_bbr_flows"].tolist() for c in ("equilibrium", "mix_sweep")}
     assert alone == {"equilibrium": [2.0], "mix_sweep": [0.0]}
     assert measured.observed_equilibria(r, 2)["equilibrium_bbr_flows"].tolist() == [1.0]
+    each = measured.equilibria_by_campaign(r, 2)
+    assert each[["campaign", "mixes", "equilibria"]].values.tolist() == [
+        ["equilibrium", 3, (2.0,)], ["mix_sweep", 3, (0.0,)]]
+    only_one = measured.equilibria_by_campaign(r[r.campaign == "equilibrium"], 2)
+    assert only_one.empty and measured.equilibria_by_campaign(r.iloc[:0], 2).empty
+    partial = measured.equilibria_by_campaign(r[(r.campaign == "equilibrium") | (r.n_bbr < 2)], 2)
+    assert partial.set_index("campaign")["equilibria"].to_dict() == {
+        "equilibrium": (2.0,), "mix_sweep": ()}
     # a run whose flows do not all have the reference RTT is not a one-RTT mix
     data.write_table(_mix_table("mix_sweep", 2, b, flow_rtt=0.01), tmp_path / "mix_sweep.csv",
                      "campaign")

@@ -104,6 +104,32 @@ def mix_runs(n_flows: int, campaigns: tuple[str, ...] = MIX_CAMPAIGNS,
     return pd.concat(parts, ignore_index=True)
 
 
+def equilibria_by_campaign(per_run: pd.DataFrame, n_flows: int,
+                           tol: float = 0.0) -> pd.DataFrame:
+    """Each campaign's own observed equilibria at every setting (capacity, RTT, buffer) that
+    more than one campaign measured: the check that pooling them as repeats
+    (:func:`mix_runs`) is sound, since campaigns that measure one experiment should agree.
+
+    ``per_run`` is :func:`mix_runs` output. One row per setting and campaign, with its mix
+    count and ``equilibria`` (a tuple of BBR-flow counts; empty while the campaign lacks
+    some of the ``n_flows + 1`` mixes).
+    """
+    setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
+    cols = [*setting, "campaign", "mixes", "equilibria"]
+    if per_run.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for key, g in per_run.groupby(setting):
+        if g["campaign"].nunique() < 2:
+            continue
+        for name, c in g.groupby("campaign"):
+            ne = observed_equilibria(c, n_flows, tol)["equilibrium_bbr_flows"].dropna()
+            rows.append({**dict(zip(setting, key, strict=True)), "campaign": name,
+                         "mixes": int(c["n_bbr"].nunique()),
+                         "equilibria": tuple(float(v) for v in ne)})
+    return pd.DataFrame(rows, columns=cols)
+
+
 def spread(per_run: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
     """Mean, min, max and count of ``value`` over repeats of each setting in ``by``."""
     if per_run.empty:
