@@ -97,8 +97,10 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     assert len(present) and present.between(0, 100).all()
     # the busiest second of the traffic, where recorded: within the run's own steal, and its
     # share as stored
+    # (the share may pass 100 %: a guest's steal is booked at its vCPU's next tick, so a
+    # window can hold steal from just before it; stored run d9f92a reads 101.6 %)
     peak = runs.dropna(subset=["steal_burst_s"])
-    assert peak["steal_peak_pct"].between(0, 100).all()
+    assert (peak["steal_peak_pct"] >= 0).all()
     assert (peak["steal_burst_s"] <= peak["steal_s"] + 0.011).all()  # 10-ms ticks, rounded
     if len(peak):
         s = json.loads(next(p for p in summaries if json.loads(p.read_text())["provenance"]

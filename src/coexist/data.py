@@ -330,7 +330,9 @@ def steal_pct(summary: dict) -> float | None:
 def steal_peak_pct(summary: dict) -> float | None:
     """The hypervisor's steal over the busiest second of a run's traffic, in % of the
     machine's CPU time (:func:`coexist.testbed.steal.busiest`), or None where the run did
-    not record it (runs before this was measured)."""
+    not record it (runs before this was measured). It can pass 100 % by a little: the
+    kernel books a vCPU's steal at that vCPU's next tick, so a one-second window can hold
+    steal that happened just before it."""
     peak = summary["provenance"].get("steal_peak")
     return None if peak is None else peak["pct"]
 
