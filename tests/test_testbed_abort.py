@@ -164,6 +164,31 @@ def test_a_stopped_run_counts_as_timing_only_when_its_flows_were_cut_by_the_stop
     assert not gates.timing_only(_summary([], stopped=False))
 
 
+def _with_cca_detail(summary: dict, detail: str) -> dict:
+    for g in summary["gates"]:
+        if g["name"] == "cca_confirmed":
+            g["detail"] = detail
+    return summary
+
+
+def test_a_stopped_run_whose_late_flows_showed_no_cca_yet_counts_as_timing_only():
+    """Stored run 0a1c57 stopped at 2.4 s under 67 % steal with flow 16 not yet sending:
+    its cca_confirmed failure is the stop's doing. A flow that showed the wrong CCA, or a
+    run that ran to its end with a flow unseen, is not excused."""
+    failed = ["delay_lateness", "cca_confirmed", "flows_complete"]
+    unseen = "flow 16: asked bbr, saw nothing"
+    assert gates.cca_unseen_only(_with_cca_detail(_summary(failed, stopped=True), unseen))
+    s = _with_cca_detail(_summary(failed, stopped=True),
+                         unseen + "; flow 3: asked cubic, saw nothing")
+    assert gates.timing_only(s) and gates.disturbed(s)
+    wrong = _with_cca_detail(_summary(failed, stopped=True),
+                             unseen + "; flow 2: asked cubic, saw ['bbr']")
+    assert not gates.cca_unseen_only(wrong) and not gates.timing_only(wrong)
+    assert not gates.timing_only(_with_cca_detail(_summary(failed, stopped=False), unseen))
+    assert not gates.cca_unseen_only(_summary(["delay_lateness"], stopped=True))  # passed
+    assert not gates.cca_unseen_only(_with_cca_detail(_summary(failed, stopped=True), ""))
+
+
 @pytest.mark.testbed
 def test_a_run_stops_once_its_lateness_gate_cannot_pass(tmp_path):
     """A lateness limit of 1 us, which every real packet exceeds, dooms the run at once:

@@ -31,11 +31,28 @@ def failed_gates(summary: dict) -> set[str]:
 def timing_only(summary: dict) -> bool:
     """Whether the run failed gates and all of them are timing gates. A run stopped early
     because its lateness gate could no longer pass (``summary["stopped_early"]``) has
-    unfinished flows because of that stop, so ``flows_complete`` does not count there."""
+    unfinished flows because of that stop, so ``flows_complete`` does not count there; nor
+    does ``cca_confirmed`` when its only complaint is flows that had no test data
+    acknowledged before the stop (:func:`cca_unseen_only`)."""
     failed = failed_gates(summary)
     if summary.get("stopped_early"):
         failed -= {"flows_complete"}
+        if cca_unseen_only(summary):
+            failed -= {"cca_confirmed"}
     return bool(failed) and failed <= TIMING_GATES
+
+
+def cca_unseen_only(summary: dict) -> bool:
+    """Whether a run failed ``cca_confirmed`` only because some flows showed no CCA at all
+    (no ``ss`` sample with test data acknowledged), none a CCA other than the one asked
+    for. Under heavy steal a run can stop within seconds, before every iperf3 client has
+    sent its first data: that says nothing about the algorithm. Reads the gate's detail,
+    one ``flow i: asked A, saw S`` item per flow that failed, S ``nothing`` when unseen."""
+    gate = next((g for g in summary["gates"] if g["name"] == "cca_confirmed"), None)
+    if gate is None or gate["passed"]:
+        return False
+    items = [i for i in (gate.get("detail") or "").split("; ") if i]
+    return bool(items) and all(i.endswith(", saw nothing") for i in items)
 
 
 def disturbed(summary: dict) -> bool:
