@@ -28,15 +28,15 @@ def run(cfg: solve.Config) -> solve.Trace:
     ring = int(max(df.max(), db.max()) + df.max() + db.max()) + 2
     x_hist, q_hist = np.zeros((ring, n)), np.zeros(ring)
     p_hist, y_hist = np.zeros(ring), np.zeros(ring)
-    w0 = cfg.initial_window
-    w, w_max = np.full(n, w0), np.full(n, w0)
+    w0 = np.broadcast_to(np.asarray(cfg.initial_window, dtype=float), (n,))
+    w, w_max = w0.copy(), w0.copy()
     s = np.where(is_cubic, cubic.k_time(w_max), 0.0)
     tau_min, m_prt, t_prt, t_pbw = dp.copy(), np.zeros(n), np.zeros(n), np.zeros(n)
     hold = np.zeros(n)
     prt_round = np.zeros(n)
     x_btl, x_max, x_max_prev = w0 / dp, w0 / dp, w0 / dp
     v, m_dwn, m_crs = np.zeros(n), np.zeros(n), np.zeros(n)
-    w_hi, w_lo = np.full(n, cfg.inflight_hi_factor * w0), np.full(n, w0)
+    w_hi, w_lo = cfg.inflight_hi_factor * w0, w0.copy()
     phi = idx % 6
     q = 0.0
     n_steps = int(round(cfg.duration_s / h))

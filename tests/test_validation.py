@@ -230,6 +230,38 @@ def test_ten_cubic_senders_settle_slowly_in_the_model():
                                          windows=[(2.0, 7.0)])
 
 
+def test_initial_windows_paper_and_post_loss():
+    """The paper's start is an equal share of one BDP (a single value, as before); the
+    post-loss start puts CUBIC at beta = 0.7 (eq. 41) and Reno at 1/2 (eq. 39) of an equal
+    share of BDP + buffer, and BBR at the paper's start."""
+    ccas = ["cubic", "reno", "bbr1", "bbr2"]
+    assert validation.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0,
+                                      start="paper") == 62.5
+    assert validation.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0,
+                                      start="post_loss") == pytest.approx(
+        (0.7 * 750 / 4, 0.5 * 750 / 4, 62.5, 62.5))
+    assert validation.initial_windows(["reno"] * 100, bdp_pkts=10.0, buffer_pkts=10.0,
+                                      start="post_loss") == (1.0,) * 100  # at least 1 packet
+    with pytest.raises(ParameterError, match="'start'.*paper, post_loss"):
+        validation.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0, start="random")
+    cfg = validation._config(("cubic", "cubic"), capacity_mbps=100.0, rtt_min_ms=30.0,
+                             rtt_max_ms=40.0, n_flows=10, buffer_bdp=2.0, duration_s=1.0)
+    assert cfg.initial_window == pytest.approx(250.0 / 10)  # 100 Mbit/s x 30 ms: 250 packets
+
+
+def test_a_post_loss_start_removes_most_of_the_cubic_transient():
+    """From the post-loss start the model's ten CUBIC senders cut no deeper than CUBIC's
+    own decrease in their first shared loss episode, and their queue over the paper's
+    window is far above the paper start's (below 0.5 there)."""
+    kw = dict(capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
+              buffers_bdp=[2.0], windows=[(2.0, 7.0)])
+    paper, ep_paper = validation.model_queue_transient("CUBIC/CUBIC", **kw)
+    post, ep_post = validation.model_queue_transient("CUBIC/CUBIC", start="post_loss", **kw)
+    assert ep_paper.iloc[0]["window_trough_ratio"] < 0.5
+    assert ep_post.iloc[0]["window_trough_ratio"] > 0.65
+    assert post["queue_share"].iloc[0] > paper["queue_share"].iloc[0] + 0.3
+
+
 def test_measured_queue_by_window_agrees_with_run_metrics():
     """Over the measurement window, the per-window queue share is run_metrics' queue share
     (both the mean backlog over the buffer), run by run."""

@@ -54,32 +54,64 @@ def _named_pairs(labels: Collection[str] | None) -> list[tuple[str, str]]:
     return [p for p in every if pair_label(p) in set(labels)]
 
 
+#: How the model's senders start (the model has no start-up phase). ``paper``: every sender
+#: with an equal share of one BDP of the shortest RTT, as Scherrer et al. set it up.
+#: ``post_loss`` (our change): every loss-based sender where one multiplicative decrease
+#: leaves it once the full pipe (that BDP plus the buffer) is shared equally, CUBIC at
+#: beta = 0.7 of it (eq. 41's w_max cut) and Reno at half (eq. 39), as after Linux's
+#: slow start ends in a loss; BBR senders as in ``paper``.
+STARTS = ("paper", "post_loss")
+_DECREASE = {"reno": 0.5}
+
+
+def initial_windows(ccas: Sequence[str], *, bdp_pkts: float, buffer_pkts: float,
+                    start: str) -> float | tuple[float, ...]:
+    """Every sender's window at the model's start under ``start`` (one of :data:`STARTS`),
+    in packets: one value for ``paper``, one per sender for ``post_loss``."""
+    from .fluid import cubic
+
+    n = len(ccas)
+    if start == "paper":
+        return bdp_pkts / n
+    if start != "post_loss":
+        raise invalid("start", start, f"one of {', '.join(STARTS)}")
+    beta = {"cubic": cubic.BETA_CUBIC, **_DECREASE}
+    return tuple(max(1.0, beta[c] * (bdp_pkts + buffer_pkts) / n) if c in beta
+                 else bdp_pkts / n for c in ccas)
+
+
 def _config(pair: tuple[str, str], *, capacity_mbps: float, rtt_min_ms: float,
             rtt_max_ms: float, n_flows: int, buffer_bdp: float, duration_s: float,
-            aqm: str = "droptail"):
+            aqm: str = "droptail", start: str = "paper"):
     """The fluid dumbbell of the metrics figures: RTTs spread evenly over the range, flows
-    alternating between the pair's algorithms, each starting with an equal share of one
-    BDP of the shortest RTT (the model has no start-up phase)."""
+    alternating between the pair's algorithms, starting as ``start`` says
+    (:func:`initial_windows`)."""
     from .fluid import solve
 
     rtts = list(np.linspace(rtt_min_ms, rtt_max_ms, n_flows) / 1e3)
     pps = capacity_mbps * 1e6 / (8 * solve.PACKET_BYTES)
-    return solve.dumbbell([pair[i % 2] for i in range(n_flows)],
-                          capacity_bps=capacity_mbps * 1e6, rtt_s=rtts, buffer_bdp=buffer_bdp,
-                          duration_s=duration_s, aqm=aqm, sample_s=min(1e-3, n_flows / pps),
-                          initial_window=pps * rtts[0] / n_flows)
+    ccas = [pair[i % 2] for i in range(n_flows)]
+    bdp = pps * rtts[0]
+    return solve.dumbbell(ccas, capacity_bps=capacity_mbps * 1e6, rtt_s=rtts,
+                          buffer_bdp=buffer_bdp, duration_s=duration_s, aqm=aqm,
+                          sample_s=min(1e-3, n_flows / pps),
+                          initial_window=initial_windows(ccas, bdp_pkts=bdp,
+                                                         buffer_pkts=buffer_bdp * bdp,
+                                                         start=start))
 
 
 def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
                   n_flows: int, buffers_bdp: Sequence[float], duration_s: float,
                   warmup_s: float, aqms: Sequence[str] = ("droptail", "red"),
-                  pairs: Collection[str] | None = None) -> pd.DataFrame:
+                  pairs: Collection[str] | None = None, start: str = "paper"
+                  ) -> pd.DataFrame:
     """The five metrics from the fluid model for every pair (or only ``pairs``, labels
     as :func:`pair_label` gives them), AQM and buffer.
 
     RTTs are spread evenly over the range (deterministic, unlike the paper's random draw);
-    flows alternate between the pair's algorithms and start with an equal share of one BDP
-    of the shortest RTT, as the model has no start-up phase.
+    flows alternate between the pair's algorithms and start as ``start`` says (one of
+    :data:`STARTS`; the paper's equal share of one BDP by default), as the model has no
+    start-up phase.
     """
     from .fluid import cache, metrics, solve
     from .progress import tqdm
@@ -90,7 +122,7 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
     for (a, b), aqm, buf in tqdm(jobs, desc="fluid settings", unit="run", disable=None):
         cfg = _config((a, b), capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms,
                       rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
-                      duration_s=duration_s, aqm=aqm)
+                      duration_s=duration_s, aqm=aqm, start=start)
         m = cache.memo("aggregate", {"config": repr(cfg), "warmup_s": float(warmup_s)},
                        lambda cfg=cfg: metrics.aggregate(solve.run(cfg), warmup_s))
         rows.append({"pair": pair_label([a, b]), "aqm": aqm, "buffer_bdp": float(buf),
@@ -102,13 +134,14 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
 
 def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
                           rtt_max_ms: float, n_flows: int, buffers_bdp: Sequence[float],
-                          windows: Sequence[tuple[float, float]]
+                          windows: Sequence[tuple[float, float]], start: str = "paper"
                           ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """How the model's drop-tail queue settles after its start, for one pair (a label as
     :func:`pair_label` gives it): per buffer, the mean queue share over every (start, end)
     window of one run as long as the last window ends, and that run's loss episodes
     (:func:`.fluid.metrics.loss_episodes`). The paper's figures average 2-7 s of such a
-    run; the later windows show whether that is the model's steady state."""
+    run; the later windows show whether that is the model's steady state. ``start`` as in
+    :func:`model_metrics`."""
     from .fluid import cache, metrics, solve
     from .progress import tqdm
 
@@ -120,7 +153,7 @@ def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
     for buf in tqdm(buffers_bdp, desc="fluid runs", unit="run", disable=None):
         cfg = _config(chosen, capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms,
                       rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
-                      duration_s=end_s)
+                      duration_s=end_s, start=start)
 
         def compute(cfg=cfg):
             tr = solve.run(cfg)

@@ -97,7 +97,7 @@ class Config:
     k_sigmoid: float = network.K_DEFAULT
     k_window: float = 1.0
     l_droptail: float = network.L_DEFAULT
-    initial_window: float = 10.0
+    initial_window: float | tuple[float, ...] = 10.0  # packets; one value, or one per flow
     inflight_hi_factor: float = 1.25
     rtprop_expiry: bool = False
     extra: dict = field(default_factory=dict, compare=False)
@@ -127,7 +127,14 @@ class Config:
             raise invalid("k_sigmoid/k_window/l_droptail",
                       (self.k_sigmoid, self.k_window, self.l_droptail),
                       "k_sigmoid > 0, k_window > 0, l_droptail >= 1")
-        if not self.initial_window >= 1:
+        if isinstance(self.initial_window, tuple):
+            if len(self.initial_window) != len(self.flows):
+                raise invalid("initial_window", self.initial_window,
+                              f"one value per flow ({len(self.flows)}), or a single value")
+            for i, w in enumerate(self.initial_window):
+                if not w >= 1:
+                    raise invalid(f"initial_window[{i}]", w, ">= 1 packet")
+        elif not self.initial_window >= 1:
             raise invalid("initial_window", self.initial_window, ">= 1 packet")
         if not isinstance(self.rtprop_expiry, bool):
             raise invalid("rtprop_expiry", self.rtprop_expiry, "True or False")
@@ -170,9 +177,9 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
     p_hist = np.zeros(ring)
     y_hist = np.zeros(ring)
     # loss-based state
-    w = np.full(n, w0)
+    w = w0.copy()
     s = np.zeros(n)
-    w_max = np.full(n, w0)
+    w_max = w0.copy()
     # BBR state (eqs. 9-32); BBR's start-up is not modelled: it starts in ProbeBW with
     # its bandwidth estimate at the initial window's rate and its RTprop at the path's
     tau_min = dp_s.copy()
@@ -187,8 +194,8 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
     v = np.zeros(n)
     m_dwn = np.zeros(n)
     m_crs = np.zeros(n)
-    w_hi = w_hi0 * w0 * np.ones(n)
-    w_lo = w0 * np.ones(n)
+    w_hi = w_hi0 * w0
+    w_lo = w0.copy()
     x_pcg = np.zeros(n)
     for i in range(n):
         if cca[i] == 1:  # start on the cubic curve at w0: s such that window(s) = w0
@@ -401,6 +408,13 @@ class Trace:
                              "arrival_bps": self.arrival_pps * 8 * PACKET_BYTES})
 
 
+def initial_windows(cfg: Config) -> np.ndarray:
+    """Each flow's window at the start (packets): ``cfg.initial_window`` per flow."""
+    w = cfg.initial_window
+    return (np.array(w, dtype=float) if isinstance(w, tuple)
+            else np.full(len(cfg.flows), float(w)))
+
+
 def run(cfg: Config) -> Trace:
     """Integrate ``cfg`` and return the sampled trace."""
     cfg.check()
@@ -413,7 +427,7 @@ def run(cfg: Config) -> Trace:
         np.array([CCAS[f.cca] for f in cfg.flows], dtype=np.int64), df, db,
         np.array([f.d_p for f in cfg.flows]), float(cfg.capacity_pps), float(cfg.buffer_pkts),
         AQMS[cfg.aqm], float(cfg.k_sigmoid), float(cfg.l_droptail), h, n_steps, every,
-        float(cfg.initial_window), cubic.C_CUBIC, cubic.BETA_CUBIC,
+        initial_windows(cfg), cubic.C_CUBIC, cubic.BETA_CUBIC,
         float(cfg.inflight_hi_factor), float(cfg.k_window), bool(cfg.rtprop_expiry))
     t = np.arange(link.shape[1]) * every * h
     bbr = {name: out[3 + j] for j, name in enumerate(BBR_FIELDS)}
