@@ -142,6 +142,25 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     row = runs.set_index("run_id").loc[s["run_id"]]
     assert row["waited_for_quiet_s"] == s["campaign"]["waited_for_quiet_s"]
     assert row["wall_s"] == s["wall_s"]
+    # the delay line's CPU per released packet: its share x the run's wall time / packets
+    dl = s["delay_line"]
+    assert row["delay_cpu_us_per_packet"] == pytest.approx(
+        1e6 * dl.get("cpu_s", dl["cpu_fraction"] * s["wall_s"]) / dl["released"])
+    per_packet = runs["delay_cpu_us_per_packet"].dropna()
+    assert len(per_packet) and (per_packet > 0).all()
+
+
+def test_delay_cpu_per_packet_prefers_the_delay_lines_own_cpu_time():
+    """Newer summaries store the delay line's CPU seconds; older ones only its share of its
+    own wall time, which is then applied to the run's wall time."""
+    new = {"wall_s": 130.0, "delay_line": {"cpu_fraction": 0.1, "cpu_s": 12.0,
+                                           "wall_s": 120.0, "released": 400_000}}
+    assert data.delay_cpu_us_per_packet(new) == pytest.approx(30.0)
+    old = {"wall_s": 130.0, "delay_line": {"cpu_fraction": 0.1, "released": 400_000}}
+    assert data.delay_cpu_us_per_packet(old) == pytest.approx(32.5)
+    assert data.delay_cpu_us_per_packet({"wall_s": 1.0, "delay_line": None}) is None
+    assert data.delay_cpu_us_per_packet(
+        {"wall_s": 1.0, "delay_line": {"cpu_fraction": 0.1, "released": 0}}) is None
 
 
 def test_bbr_operating_point_from_ss_samples():

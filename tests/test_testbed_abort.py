@@ -209,6 +209,10 @@ def test_a_run_stops_once_its_lateness_gate_cannot_pass(tmp_path):
     by_name = {g["name"]: g for g in s["gates"]}
     assert not by_name["delay_lateness"]["passed"]
     assert s["delay_line"]["lateness_us"]["p999"] >= gates.first_late_bin(th)
+    # the delay line's own CPU and wall time, for its CPU per packet
+    dl = s["delay_line"]
+    assert 0 < dl["cpu_s"] and 0 < dl["wall_s"] <= s["wall_s"]
+    assert dl["cpu_fraction"] == pytest.approx(dl["cpu_s"] / dl["wall_s"])
     assert not by_name["flows_complete"]["passed"] and by_name["cca_confirmed"]["passed"]
     assert gates.timing_only(s) or not by_name["drops_only_at_bottleneck"]["passed"]
     assert s["flows"] == [] and s["bbr_share"] is None and s["goodput_total_bps"] is None

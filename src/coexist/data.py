@@ -344,6 +344,23 @@ def steal_burst_s(summary: dict) -> float | None:
     return None if peak is None else peak["steal_s"]
 
 
+def delay_cpu_us_per_packet(summary: dict) -> float | None:
+    """CPU time the delay line spent per packet it released, in microseconds: a fixed
+    amount of work per packet, so it tells how fast the machine ran during the run.
+    Runs that stored the delay line's own CPU time use it; older ones store only its CPU
+    share, which is multiplied by the run's wall time (that starts before the delay line
+    does, so the value is a little high). None without a delay line or a released packet."""
+    dl = summary.get("delay_line") or {}
+    if not dl.get("released"):
+        return None
+    cpu_s = dl.get("cpu_s")
+    if cpu_s is None:
+        if not summary.get("wall_s"):
+            return None
+        cpu_s = dl["cpu_fraction"] * summary["wall_s"]
+    return 1e6 * cpu_s / dl["released"]
+
+
 def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     """One row per stored run, valid or not, with its gate values: the testbed's record.
 
@@ -364,7 +381,8 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     waited_for_quiet_s (where the campaign waited for a quiet host before the run: the steal
     over the last 5 s before it, and the time waited), wake_p999_ms and wake_late_pct (the
     timer wake-up probe just before a campaign run, :mod:`coexist.testbed.wakeups`: p99.9
-    lateness, and the % of wake-ups at least 1 ms late), wall_s, time_utc.
+    lateness, and the % of wake-ups at least 1 ms late), delay_cpu_us_per_packet
+    (:func:`delay_cpu_us_per_packet`), wall_s, time_utc.
     """
     from .testbed.gates import disturbed, timing_only
 
@@ -407,6 +425,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "waited_for_quiet_s": meta.get("waited_for_quiet_s"),
             "wake_p999_ms": (s.get("wake_probe") or {}).get("p999_ms"),
             "wake_late_pct": (s.get("wake_probe") or {}).get("late_pct"),
+            "delay_cpu_us_per_packet": delay_cpu_us_per_packet(s),
             "wall_s": s.get("wall_s"), "time_utc": s["provenance"]["time_utc"],
         })
     return pd.DataFrame(rows)

@@ -541,7 +541,8 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
         "probe": probe_summary,
         "delay_line": None if dl_stats is None else {
             "scheduler": dl_stats["scheduler"], "cpu_fraction": dl_stats["cpu_s"] /
-            max(dl_stats["wall_s"], 1e-9), "lateness_us": dl_stats["lateness_us"],
+            max(dl_stats["wall_s"], 1e-9), "cpu_s": dl_stats["cpu_s"],
+            "wall_s": dl_stats["wall_s"], "lateness_us": dl_stats["lateness_us"],
             "released": dl_stats["released"], "devices": dl_stats["devices"]},
         "other_drops": {k: v for k, v in other_drops.items() if v},
         "gates": gates.as_records(evaluated),
