@@ -262,6 +262,35 @@ def test_a_post_loss_start_removes_most_of_the_cubic_transient():
     assert post["queue_share"].iloc[0] > paper["queue_share"].iloc[0] + 0.3
 
 
+def test_start_comparison_sets_each_start_and_window_against_the_measured_spread():
+    """Every (start, window) column is the model run from that start, averaged over that
+    window, against the measured settings only; the queue table is the per-pair mean error
+    of accuracy()."""
+    per_run = pd.DataFrame({"pair": ["CUBIC/CUBIC"] * 2, "buffer_bdp": [2.0, 2.0],
+                            "repeat": [0, 1], "key": ["x", "y"], "jain": [0.9, 0.95],
+                            "loss_rate": [0.01, 0.02], "queue_share": [0.8, 0.9],
+                            "utilisation": [0.99, 1.0]})
+    meas = validation.spread(per_run)
+    kw = dict(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0, n_flows=4)
+    by_metric, by_pair = validation.start_comparison(meas, windows=[(1.0, 2.0), (1.0, 3.0)],
+                                                     **kw)
+    assert list(by_metric.columns) == [("paper", "1-2 s"), ("paper", "1-3 s"),
+                                       ("post_loss", "1-2 s"), ("post_loss", "1-3 s")]
+    assert list(by_pair.index) == ["CUBIC/CUBIC"]
+    for start in validation.STARTS:
+        m = validation.model_metrics(buffers_bdp=[2.0], duration_s=3.0, warmup_s=1.0,
+                                     aqms=("droptail",), pairs={"CUBIC/CUBIC"}, start=start,
+                                     **kw)
+        assert by_pair.loc["CUBIC/CUBIC", (start, "1-3 s")] == pytest.approx(
+            m["queue_share"].iloc[0] - 0.85)
+        assert by_metric.loc["jain", (start, "1-3 s")] == pytest.approx(
+            abs(m["jain"].iloc[0] - 0.925))
+    with pytest.raises(ParameterError, match="'measured_spread'"):
+        validation.start_comparison(meas.iloc[:0], windows=[(1.0, 2.0)], **kw)
+    with pytest.raises(ParameterError, match="'windows'"):
+        validation.start_comparison(meas, windows=[], **kw)
+
+
 def test_measured_queue_by_window_agrees_with_run_metrics():
     """Over the measurement window, the per-window queue share is run_metrics' queue share
     (both the mean backlog over the buffer), run by run."""

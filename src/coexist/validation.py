@@ -365,6 +365,38 @@ def error_by_metric(model: pd.DataFrame, measured_spread: pd.DataFrame) -> pd.Da
     return pd.DataFrame({"settings": g.size(), "mean_abs_error": g.mean()}).reset_index()
 
 
+def start_comparison(measured_spread: pd.DataFrame, *, capacity_mbps: float,
+                     rtt_min_ms: float, rtt_max_ms: float, n_flows: int,
+                     windows: Sequence[tuple[float, float]]
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The model from each of :data:`STARTS`, averaged over each (start_s, end_s) window,
+    against the measured drop-tail pairs and buffers: (mean absolute error per metric, as
+    :func:`error_by_metric`; mean queue-share error per pair, as :func:`accuracy`), both
+    with columns (start, window). Shows how much of the model's error is its start."""
+    if measured_spread.empty:
+        raise invalid("measured_spread", "an empty table", "at least one measured setting")
+    if not windows:
+        raise invalid("windows", windows, "at least one (start_s, end_s)")
+    runs = {}
+    for name in STARTS:
+        for a, b in windows:
+            runs[(name, f"{a:g}-{b:g} s")] = model_metrics(
+                capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms, rtt_max_ms=rtt_max_ms,
+                n_flows=n_flows, buffers_bdp=sorted(set(measured_spread["buffer_bdp"])),
+                duration_s=float(b), warmup_s=float(a), aqms=("droptail",),
+                pairs=set(measured_spread["pair"]), start=name)
+    err = pd.concat([error_by_metric(m, measured_spread).assign(start=s, window=w)
+                     for (s, w), m in runs.items()])
+    queue = pd.concat([accuracy(m, measured_spread).assign(start=s, window=w)
+                       for (s, w), m in runs.items()])
+    queue = queue[queue["metric"] == "queue_share"]
+    order = list(runs)
+    by_metric = err.pivot(index="metric", columns=["start", "window"],
+                          values="mean_abs_error")[order]
+    by_pair = queue.pivot(index="pair", columns=["start", "window"], values="mean_error")[order]
+    return by_metric, by_pair
+
+
 TRACE_QUANTITIES = {"rate_pct": "rate (% of C)", "queue_pct": "queue (% of B)",
                     "loss_pct": "loss (%)", "rtt_excess_pct": "RTT excess (% of d)",
                     "window_pct": "window (% of BDP)"}
