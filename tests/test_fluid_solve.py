@@ -111,6 +111,7 @@ def test_red_keeps_the_queue_lower_than_droptail():
     ({"duration_s": 0}, "duration_s"), ({"initial_window": 0.5}, "initial_window"),
     ({"initial_window": (10.0, 10.0)}, "one value per flow"),
     ({"initial_window": (0.5,)}, r"initial_window\[0\]"),
+    ({"initial_window": [10.0]}, "or a tuple with one per flow"),
 ])
 def test_config_errors_name_the_parameter(kw, name):
     args = dict(capacity_pps=PPS, buffer_pkts=100.0, flows=(solve.Flow("reno", 0.01, 0.01),))

@@ -134,6 +134,9 @@ class Config:
             for i, w in enumerate(self.initial_window):
                 if not w >= 1:
                     raise invalid(f"initial_window[{i}]", w, ">= 1 packet")
+        elif not isinstance(self.initial_window, (int, float, np.integer, np.floating)):
+            raise invalid("initial_window", self.initial_window,
+                          "a number of packets, or a tuple with one per flow")
         elif not self.initial_window >= 1:
             raise invalid("initial_window", self.initial_window, ">= 1 packet")
         if not isinstance(self.rtprop_expiry, bool):
