@@ -23,6 +23,10 @@ DISTURBED_STEAL_PCT = 1.0  # steal above this share of the CPU time during a run
 DISTURBED_BURST_S = 1e-3
 
 
+#: What ``cca_confirmed``'s detail says a flow showed when no sample counted for it.
+UNSEEN = "nothing"
+
+
 def failed_gates(summary: dict) -> set[str]:
     """Names of the gates a stored run failed."""
     return {g["name"] for g in summary["gates"] if not g["passed"]}
@@ -52,7 +56,7 @@ def cca_unseen_only(summary: dict) -> bool:
     if gate is None or gate["passed"]:
         return False
     items = [i for i in (gate.get("detail") or "").split("; ") if i]
-    return bool(items) and all(i.endswith(", saw nothing") for i in items)
+    return bool(items) and all(i.endswith(f", saw {UNSEEN}") for i in items)
 
 
 def disturbed(summary: dict) -> bool:
@@ -165,7 +169,7 @@ def evaluate(m: dict, th: Thresholds = DEFAULT) -> list[Gate]:
                       f"<= {th.other_drops_max}",
                       ", ".join(f"{k}: {v}" for k, v in sorted(drops.items()))))
 
-    bad = [f"flow {i}: asked {want}, saw {sorted(seen) or 'nothing'}"
+    bad = [f"flow {i}: asked {want}, saw {sorted(seen) or UNSEEN}"
            for i, (want, seen) in enumerate(m["cca_seen"]) if seen != {want}]
     gates.append(Gate("cca_confirmed", not bad, len(m["cca_seen"]) - len(bad),
                       "every flow ran its CCA", "; ".join(bad)))
