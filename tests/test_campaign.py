@@ -608,3 +608,28 @@ def test_an_invalid_run_stopped_early_is_stored_as_its_summary_only(tmp_path):
     st = campaign.status(c, tmp_path)
     assert st.attempts[c.points[0].key] == 3
     assert len(data.run_summaries(tmp_path)) == 3
+
+
+def test_points_of_the_lines_nearest_completion_come_first(tmp_path):
+    """Within a repeat, a line (one setting, every CUBIC/BBR split) missing one run is
+    taken before lines missing more, and those before lines not begun; ties keep grid
+    order, and no second repeat comes before a first one."""
+    c = campaign.load(write(tmp_path, BASE.replace('["cubic:1,bbr:1"]', "[{mix: 2}]")
+                            .replace("[1, 2]", "[1, 2, 3]")))
+    keys = [p.key for p in c.points]
+    assert len(keys) == 18 and len({campaign.line(p) for p in c.points}) == 6
+    st = campaign.status(c, tmp_path)
+    assert st.left == [k for k in keys if k.endswith("r0")] + [k for k in keys
+                                                             if k.endswith("r1")]
+    root = c.run_dir(tmp_path)
+    # 2 BDP, first repeat: two of three splits done; 3 BDP: one done; 1 BDP: none
+    for key in ("20mbit-20ms-b2-cubic2-bbr0-r0", "20mbit-20ms-b2-cubic0-bbr2-r0",
+                "20mbit-20ms-b3-cubic1-bbr1-r0"):
+        _fake_run(root, key, key[-9:])
+    (root / "_invalid" / "20mbit-20ms-b2-cubic1-bbr1-r0.aaaaaa").mkdir(parents=True)
+    st = campaign.status(c, tmp_path)
+    assert st.left[:6] == ["20mbit-20ms-b2-cubic1-bbr1-r0",
+                           "20mbit-20ms-b3-cubic2-bbr0-r0", "20mbit-20ms-b3-cubic0-bbr2-r0",
+                           "20mbit-20ms-b1-cubic2-bbr0-r0", "20mbit-20ms-b1-cubic1-bbr1-r0",
+                           "20mbit-20ms-b1-cubic0-bbr2-r0"]
+    assert all(k.endswith("r1") for k in st.left[6:]) and len(st.left) == 15

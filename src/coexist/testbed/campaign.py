@@ -228,12 +228,28 @@ def _time_share(summary: dict) -> float:
                / (summary["params"]["duration_s"] + OVERHEAD_S))
 
 
+def line(p: Point) -> tuple:
+    """The line a point belongs to: every setting but which CCA each flow runs. A figure
+    or an equilibrium reads a whole line (every CUBIC/BBR split of a setting), so runs
+    that complete a line are worth more than runs that start another."""
+    e = p.exp
+    return (p.repeat, p.load, e.capacity_bps, e.rtt_s, e.buffer_bdp,
+            tuple(sorted(f.rtt_s for f in e.flows)), e.duration_s, e.warmup_s,
+            e.interval_s, e.sample_s)
+
+
 def status(c: Campaign, data_dir: Path = data.DATA,
            budget_from: dict[str, float] | None = None) -> Status:
     """Done, invalid and left runs of a campaign, from its run directories.
 
     With ``budget_from`` (key -> runs' worth already used, as in ``Status.used``), the time
-    cap counts only the invalid runs' time beyond it: a fresh budget (``run(again=True)``)."""
+    cap counts only the invalid runs' time beyond it: a fresh budget (``run(again=True)``).
+
+    ``left`` is in the order runs are made: every point's first repeat before any second
+    one; within a repeat, points of the lines (:func:`line`) with the fewest runs missing
+    first; then grid order. A campaign cut short thus leaves whole lines, and on the next
+    pass over the points left (:func:`run`), a point that failed on a line otherwise done
+    is tried again before the lines not yet begun."""
     root = c.run_dir(data_dir)
     done = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
             and (p / "summary.json").exists()} if root.exists() else set()
@@ -257,8 +273,13 @@ def status(c: Campaign, data_dir: Path = data.DATA,
     unknown = sorted(done - set(keys))
     if unknown:
         raise data.DataError(f"{root}: run directories not in the campaign grid: {unknown[:5]}")
-    # first repeats of every point first: a campaign cut short still covers the whole grid
-    order = sorted(range(len(keys)), key=lambda i: (c.points[i].repeat, i))
+    # first repeats of every point first: a campaign cut short still covers the whole grid;
+    # within a repeat, the lines nearest completion first (figures need whole lines)
+    missing: dict[tuple, int] = {}
+    for p in c.points:
+        missing[line(p)] = missing.get(line(p), 0) + (p.key not in done)
+    order = sorted(range(len(keys)), key=lambda i: (c.points[i].repeat,
+                                                    missing[line(c.points[i])], i))
 
     before = budget_from or {}
 
