@@ -304,3 +304,20 @@ def test_measured_queue_by_window_agrees_with_run_metrics():
     assert len(per_window) == len(runs)
     merged = per_window.merge(runs, on=["buffer_bdp", "repeat"], suffixes=("", "_run"))
     assert np.allclose(merged["queue_share"], merged["queue_share_run"], rtol=1e-9)
+
+
+def test_queue_by_window_sets_one_column_per_window_in_order_and_averages_repeats():
+    """One row per buffer, one labelled column per window in the order the windows came
+    (not sorted: 10-20 s before 2-5 s here), the mean of repeats; an empty table stays empty."""
+    shares = pd.DataFrame({"buffer_bdp": [2.0, 2.0, 2.0, 2.0, 1.0, 1.0],
+                           "repeat": [0, 0, 1, 1, 0, 0],
+                           "start_s": [10.0, 2.0, 10.0, 2.0, 10.0, 2.0],
+                           "end_s": [20.0, 5.0, 20.0, 5.0, 20.0, 5.0],
+                           "queue_share": [0.8, 0.4, 0.9, 0.6, 0.7, 0.3]})
+    view = validation.queue_by_window(shares, "measured")
+    assert list(view.columns) == ["measured 10-20 s", "measured 2-5 s"]
+    assert list(view.index) == [1.0, 2.0]
+    assert view.loc[2.0, "measured 10-20 s"] == pytest.approx(0.85)
+    assert view.loc[2.0, "measured 2-5 s"] == pytest.approx(0.5)
+    assert view.loc[1.0, "measured 2-5 s"] == pytest.approx(0.3)
+    assert validation.queue_by_window(shares.iloc[:0], "model").empty

@@ -191,6 +191,21 @@ def measured_queue_by_window(pair: str, windows: Sequence[tuple[float, float]], 
                                        "queue_share"])
 
 
+def queue_by_window(shares: pd.DataFrame, source: str) -> pd.DataFrame:
+    """A per-window queue table (:func:`model_queue_transient`'s or
+    :func:`measured_queue_by_window`'s) set out for reading: one row per buffer, one column
+    per window, labelled ``"<source> <start>-<end> s"`` and in the order the windows first
+    appear; several rows of a buffer and window (repeats) give their mean."""
+    if shares.empty:
+        return pd.DataFrame(index=pd.Index([], name="buffer_bdp", dtype=float))
+    labels = [f"{source} {a:g}-{b:g} s" for a, b in zip(shares["start_s"], shares["end_s"],
+                                                           strict=True)]
+    view = (shares.assign(window=labels)
+            .groupby(["buffer_bdp", "window"], sort=False)["queue_share"].mean().unstack())
+    view.columns.name = "window"
+    return view.sort_index()[list(dict.fromkeys(labels))]
+
+
 def measured_window(rtt_min_ms: float, n_flows: int = 10,
                     data_dir: Path = data.DATA) -> tuple[float, float]:
     """(start, end) in seconds of the window the fluid-validation runs with ``n_flows``
