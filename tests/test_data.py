@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coexist import data, measured
+from coexist import data, measured, nash
 from coexist.testbed import campaign, gates
 
 CAMPAIGNS = sorted((data.DATA / "campaigns").glob("*.yaml"))
@@ -77,6 +77,28 @@ def test_observed_equilibria_from_mixes():
     partial = measured.observed_equilibria(runs[runs.n_bbr != 1], 3)
     assert partial["mixes"].tolist() == [3] and partial["equilibrium_bbr_flows"].isna().all()
     assert measured.observed_equilibria(runs, 5).empty
+
+
+def test_against_region_rounds_the_eq25_region_outwards_and_names_the_side():
+    """Hand-made equilibria (a test fixture, not a measurement) against eq. (25)."""
+    obs = pd.DataFrame({"capacity_bps": 1e8, "rtt_s": 0.005,
+                        "buffer_bdp": [0.5, 2.0, 10.0, 10.0, 10.0],
+                        "equilibrium_bbr_flows": [10.0, 10.0, 5.0, 1.0, np.nan],
+                        "mixes": [11, 11, 11, 11, 7]})
+    v = measured.against_region(obs, 10)
+    assert len(v) == 4  # the incomplete setting (NaN) has no verdict
+    assert v["verdict"].tolist() == ["no prediction", "above", "inside", "below"]
+    assert np.isnan(v.loc[0, "region_lo"]) and np.isnan(v.loc[0, "flows_outside"])
+    for i, buf in ((1, 2.0), (2, 10.0)):
+        reg = nash.predicted_region(np.array([buf]), 10)
+        lo, hi = sorted((reg["bbr_flows_sync"][0], reg["bbr_flows_desync"][0]))
+        assert v.loc[i, "region_lo"] == pytest.approx(lo)
+        assert v.loc[i, "region_hi"] == pytest.approx(hi)
+        assert v.loc[i, "whole_lo"] == np.floor(lo) and v.loc[i, "whole_hi"] == np.ceil(hi)
+    # 2 BDP: the region lies between 6 and 8 flows, so 10 flows is 2 above it
+    assert (v.loc[1, "whole_lo"], v.loc[1, "whole_hi"]) == (6.0, 8.0)
+    assert v["flows_outside"].tolist()[1:] == [2.0, 0.0, v.loc[3, "whole_lo"] - 1.0]
+    assert measured.against_region(obs.iloc[4:], 10).empty
 
 
 def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():

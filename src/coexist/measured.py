@@ -183,6 +183,41 @@ def observed_equilibria(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -
     return found.rename(columns={"bbr_flows": "equilibrium_bbr_flows"})
 
 
+def against_region(observed: pd.DataFrame, n_flows: int) -> pd.DataFrame:
+    """Where each observed equilibrium lies relative to the closed-form prediction.
+
+    ``observed`` is :func:`observed_equilibria` output; settings still missing mixes are
+    left out. The region is the span between the synchronised and de-synchronised
+    crossings of eq. (25) (Mishra et al. Fig. 9), unrounded (``region_lo``/``region_hi``)
+    and widened to whole flows (``whole_lo``/``whole_hi``), since an equilibrium is a
+    whole number of flows. ``verdict`` is ``inside`` (within the whole-flow region),
+    ``above`` or ``below`` it, or ``no prediction`` for buffers of at most 1 BDP, where
+    the model is not defined. ``flows_outside`` counts how far outside the whole-flow
+    region the equilibrium lies (0 inside).
+    """
+    from . import nash
+
+    cols = ["capacity_bps", "rtt_s", "buffer_bdp", "equilibrium_bbr_flows", "region_lo",
+            "region_hi", "whole_lo", "whole_hi", "verdict", "flows_outside"]
+    obs = observed.dropna(subset=["equilibrium_bbr_flows"])
+    rows = []
+    for r in obs.itertuples():
+        row = {c: getattr(r, c) for c in cols[:4]}
+        row.update(region_lo=np.nan, region_hi=np.nan, whole_lo=np.nan, whole_hi=np.nan,
+                   verdict="no prediction", flows_outside=np.nan)
+        if r.buffer_bdp > 1:
+            reg = nash.predicted_region(np.array([float(r.buffer_bdp)]), n_flows)
+            lo, hi = sorted((float(reg["bbr_flows_sync"][0]),
+                             float(reg["bbr_flows_desync"][0])))
+            w_lo, w_hi = float(np.floor(lo)), float(np.ceil(hi))
+            k = float(r.equilibrium_bbr_flows)
+            verdict = "inside" if w_lo <= k <= w_hi else ("above" if k > w_hi else "below")
+            row.update(region_lo=lo, region_hi=hi, whole_lo=w_lo, whole_hi=w_hi,
+                       verdict=verdict, flows_outside=max(k - w_hi, w_lo - k, 0.0))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=cols)
+
+
 def at(per_run: pd.DataFrame, capacity_bps: float, rtt_s: float,
        buffer_bdp: float | None = None) -> pd.DataFrame:
     """The runs of one network setting (capacity, RTT and optionally buffer), with the
