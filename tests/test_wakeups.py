@@ -30,12 +30,18 @@ def test_on_time_wake_ups_read_zero_and_a_stall_is_counted_once():
     assert r["max_ms"] == pytest.approx(50.0)
     assert r["late_pct"] == pytest.approx(100 / r["wakeups"], abs=1e-3)
     assert r["p99_ms"] == 0 and r["wakeups"] < 1000 - 40
+    # the stall's time beyond the 1-ms tolerance, in % of the 1 s probed: 49 ms -> 4.9 %
+    assert r["stall_pct"] == pytest.approx(4.9, abs=0.11)
+    quiet = FakeClock([])
+    assert wakeups.probe(1.0, 1e-3, clock=quiet.now, sleep=quiet.sleep)["stall_pct"] == 0
 
 
 def test_a_host_that_wakes_every_thread_late_reads_late():
     slow = FakeClock([2e-3] * 10_000)
     r = wakeups.probe(0.5, 1e-3, clock=slow.now, sleep=slow.sleep)
     assert r["late_pct"] == 100 and r["p999_ms"] == pytest.approx(2.0)
+    # every 3-ms cycle spends 1 ms beyond the tolerance: a third of the time
+    assert r["stall_pct"] == pytest.approx(100 / 3, rel=0.01)
 
 
 @pytest.mark.parametrize(("duration", "step", "name"),
@@ -47,7 +53,7 @@ def test_bad_probe_settings_are_refused_by_name(duration, step, name):
 
 def test_the_real_probe_runs_and_reports_every_field():
     r = wakeups.probe(0.05)
-    assert set(r) == {"wakeups", "p99_ms", "p999_ms", "max_ms", "late_pct"}
+    assert set(r) == {"wakeups", "p99_ms", "p999_ms", "max_ms", "late_pct", "stall_pct"}
     assert r["wakeups"] > 5 and 0 <= r["p99_ms"] <= r["p999_ms"] <= r["max_ms"]
 
 
@@ -75,3 +81,50 @@ def test_a_campaign_run_records_the_probe_and_the_run_record_lists_it(tmp_path, 
     campaign._store(c, c.points[0], result, tmp_path)
     row = data.run_summaries(tmp_path).iloc[0]
     assert row["wake_p999_ms"] == 3.5 and row["wake_late_pct"] == 0.4
+
+
+def test_probe_stops_when_asked_and_an_empty_probe_reads_none():
+    calls = []
+    clock = FakeClock([])
+    r = wakeups.probe(1.0, 1e-3, clock=clock.now, sleep=clock.sleep,
+                      stop=lambda: calls.append(1) or len(calls) > 10)
+    assert r["wakeups"] == 10
+    r = wakeups.probe(1.0, 1e-3, clock=clock.now, sleep=clock.sleep, stop=lambda: True)
+    assert r == {"wakeups": 0, "p99_ms": None, "p999_ms": None, "max_ms": None,
+                 "late_pct": None, "stall_pct": None}
+
+
+def test_sleepers_run_on_every_cpu_and_report_when_stopped():
+    """Real subprocesses, one per CPU this process may use, stopped long before their
+    duration: each reports its wake-ups and the scheduling policy it obtained."""
+    import os
+    import time
+
+    sleepers = wakeups.start_during_run(60.0)
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    out = wakeups.collect(sleepers)
+    assert time.monotonic() - t0 < 5.0  # stopped, not run to its 60 s
+    assert set(out) == {f"cpu{c}" for c in sorted(os.sched_getaffinity(0))}
+    for r in out.values():
+        assert "error" not in r, r
+        assert r["wakeups"] > 50 and r["policy"] in {"SCHED_FIFO", "SCHED_OTHER"}
+        assert 0 <= r["late_pct"] <= 100 and 0 <= r["stall_pct"] <= 100
+    with pytest.raises(ParameterError, match="duration_s = 0"):
+        wakeups.start_during_run(0)
+
+
+def test_a_sleeper_that_fails_reports_its_error():
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit('no CPU 99')"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p.wait(10)
+    assert wakeups.collect([(99, p)]) == {"cpu99": {"error": "no CPU 99\n"}}
+
+
+def test_stall_pct_max_takes_the_worst_cpu_and_ignores_empty_probes():
+    assert wakeups.stall_pct_max(None) is None and wakeups.stall_pct_max({}) is None
+    assert wakeups.stall_pct_max({"cpu0": {"stall_pct": 0.02}, "cpu1": {"stall_pct": 0.16},
+                                  "cpu2": {"stall_pct": None}, "cpu3": {"error": "x"}}) == 0.16

@@ -375,16 +375,21 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     share over the busiest second of the traffic, where recorded), steal_burst_s (the CPU
     seconds stolen in that second), timing_only (it failed only
     timing gates: :func:`coexist.testbed.gates.timing_only`), disturbed (invalid, and
-    explained by that steal: :func:`coexist.testbed.gates.disturbed`), duration_s (planned),
+    explained by that steal or by a stall the sleepers saw:
+    :func:`coexist.testbed.gates.disturbed`), duration_s (planned),
     stopped_early_s (when the run was stopped because its lateness gate could no longer
     pass), steal_before_pct and
     waited_for_quiet_s (where the campaign waited for a quiet host before the run: the steal
     over the last 5 s before it, and the time waited), wake_p999_ms and wake_late_pct (the
     timer wake-up probe just before a campaign run, :mod:`coexist.testbed.wakeups`: p99.9
-    lateness, and the % of wake-ups at least 1 ms late), delay_cpu_us_per_packet
+    lateness, and the % of wake-ups at least 1 ms late), stall_pct (the share of the
+    run's time that the sleepers on every CPU spent more than 1 ms late, the highest over
+    the CPUs: :func:`coexist.testbed.wakeups.probe`; empty for runs stored before they
+    existed), delay_cpu_us_per_packet
     (:func:`delay_cpu_us_per_packet`), wall_s, time_utc.
     """
     from .testbed.gates import disturbed, timing_only
+    from .testbed.wakeups import stall_pct_max
 
     rows = []
     runs = Path(data_dir) / "runs"
@@ -425,6 +430,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "waited_for_quiet_s": meta.get("waited_for_quiet_s"),
             "wake_p999_ms": (s.get("wake_probe") or {}).get("p999_ms"),
             "wake_late_pct": (s.get("wake_probe") or {}).get("late_pct"),
+            "stall_pct": stall_pct_max(s.get("stall_probe")),
             "delay_cpu_us_per_packet": delay_cpu_us_per_packet(s),
             "wall_s": s.get("wall_s"), "time_utc": s["provenance"]["time_utc"],
         })

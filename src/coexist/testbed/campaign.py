@@ -4,9 +4,10 @@ A campaign file names a grid (or a list of grids) of capacities, RTTs, buffer si
 mixes, plus durations and repeats. Every point x repeat has a stable key; a key with a valid
 run directory is done and never re-run. Runs that fail a validity gate are moved to
 ``_invalid/`` (counted in the book) and re-run up to ``max_attempts`` times; an invalid run
-that the hypervisor's steal explains (:func:`.gates.disturbed`) is re-run without counting,
-until the invalid runs of a point have taken ``DISTURBED_FACTOR x max_attempts`` runs' worth
-of wall time (a run stopped early counts for what it took, set-up included). That time cap
+that the hypervisor explains (steal, or a stall the in-run sleepers saw:
+:func:`.gates.disturbed`) is re-run without counting, until the invalid runs of a point
+have taken ``DISTURBED_FACTOR x max_attempts`` runs' worth of wall time (a run stopped
+early counts for what it took, set-up included). That time cap
 counts every stored attempt; ``run(..., again=True)`` gives every point a fresh time budget
 for that call, so a point given up only under steal is tried again on a quieter day, while
 a point with ``max_attempts`` undisturbed invalid runs stays given up.
@@ -490,8 +491,8 @@ def format_status(c: Campaign, s: Status) -> str:
                     "time on average (stopped early)")
     return (f"{c.name}: {len(s.done)}/{s.planned} done, {len(s.left)} left "
             f"({eta}), {invalid} invalid run(s) so far"
-            + (f" ({sum(s.disturbed.values())} under hypervisor steal, not counted)"
-               if s.disturbed else "")
+            + (f" ({sum(s.disturbed.values())} under hypervisor steal or a machine stall, "
+               "not counted)" if s.disturbed else "")
             + (f", {len(s.failed)} given up after {c.max_attempts} invalid attempts "
                f"(or {DISTURBED_FACTOR * c.max_attempts} runs' worth of time in all): "
                f"{', '.join(s.failed[:5])}" if s.failed else "")

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import provenance
 from ..fluid.metrics import jain
-from . import delay, gates, measure, steal, topology
+from . import delay, gates, measure, steal, topology, wakeups
 from .spec import END_MARGIN_S, MIN_UTILISATION_SPAN_S, WIRE_PACKET_BYTES, Experiment
 from .topology import BOTTLENECK_DEV, BOTTLENECK_HANDLE, RECEIVER_IP, Plan, TestbedError, sh
 
@@ -280,6 +280,8 @@ def run(exp: Experiment, *, progress: bool = True,
     steal_stop = threading.Event()
     steal_samples: list[tuple[float, float]] = []
     sampler: threading.Thread | None = None
+    sleepers: list = []
+    stall_probe: dict = {}
     n = len(exp.flows)
     flows = flow_of_socket(n)
     wall0 = time.monotonic()
@@ -311,6 +313,8 @@ def run(exp: Experiment, *, progress: bool = True,
             stealer = threading.Thread(target=steal.watch, daemon=True,
                                        args=(steal_stop, steal_samples))
             stealer.start()
+            # sleepers on every CPU: was a late delay line the machine's stall? (wakeups)
+            sleepers = wakeups.start_during_run(exp.duration_s + 5.0)
             offsets = []
             clients = []
             for i, flow in enumerate(exp.flows):
@@ -334,6 +338,7 @@ def run(exp: Experiment, *, progress: bool = True,
                     c.wait(10)
             stop.set()
             steal_stop.set()
+            stall_probe = wakeups.collect(sleepers)
             stealer.join(timeout=10)
             sampler.join(timeout=10)
             if errors:
@@ -359,6 +364,10 @@ def run(exp: Experiment, *, progress: bool = True,
     finally:
         stop.set()
         steal_stop.set()
+        for _cpu, p in sleepers:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         try:
             with _signals_deferred():
                 topology.teardown(plan)
@@ -372,7 +381,8 @@ def run(exp: Experiment, *, progress: bool = True,
                                       for k in cpu_start if k in cpu_end}
     # a short burst of steal fails a run yet hardly moves its average: the busiest second
     prov["steal_peak"] = steal.peak_record(steal_samples, cores=prov.get("cores"))
-    result.summary.update(provenance=prov, wall_s=round(time.monotonic() - wall0, 3))
+    result.summary.update(provenance=prov, wall_s=round(time.monotonic() - wall0, 3),
+                          stall_probe=stall_probe)
     return result
 
 

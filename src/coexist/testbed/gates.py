@@ -21,6 +21,10 @@ DISTURBED_STEAL_PCT = 1.0  # steal above this share of the CPU time during a run
 # so does this much CPU time stolen within the busiest second of its traffic: the timing
 # gates' tolerance (lateness p99.9, probe RTT p99 offset), which a stall as long can exceed
 DISTURBED_BURST_S = 1e-3
+# and so does a stall: sleepers on every CPU during the run (testbed.wakeups) more than
+# 1 ms late for this share of the time (%), the share of late packets the lateness gate
+# allows
+DISTURBED_STALL_PCT = 0.1
 
 
 #: What ``cca_confirmed``'s detail says a flow showed when no sample counted for it.
@@ -70,8 +74,26 @@ def disturbed(summary: dict) -> bool:
     inside the machine nothing stalls it, while a stall by the hypervisor as long as the
     gates' 1-ms tolerance can make more than 0.1 % of a short run's packets late, yet over
     the run it is a fraction of a per cent. ``/proc/stat`` counts steal in 10-ms ticks, so
-    one tick in the traffic is such a burst."""
-    return not summary["valid"] and under_steal(summary) and timing_only(summary)
+    one tick in the traffic is such a burst.
+
+    Some hosts stop a virtual CPU without the guest counting any steal. Runs therefore also
+    keep sleepers on every CPU (:mod:`.wakeups`); a run whose sleepers spent at least
+    ``DISTURBED_STALL_PCT`` % of the time more than 1 ms late was stalled from outside the
+    delay line (:func:`stalled`) and counts as disturbed too."""
+    return not summary["valid"] and (under_steal(summary) or stalled(summary)) \
+        and timing_only(summary)
+
+
+def stalled(summary: dict) -> bool:
+    """Whether a sleeper that ran on one of the machine's CPUs during the run
+    (``summary["stall_probe"]``) spent at least ``DISTURBED_STALL_PCT`` % of the time more
+    than 1 ms late (its ``stall_pct``): a delay line meeting the same stalls has about that
+    share of its packets late, as many as its lateness gate allows. Runs stored before the
+    sleepers existed have no such evidence (False)."""
+    from .wakeups import stall_pct_max
+
+    pct = stall_pct_max(summary.get("stall_probe"))
+    return pct is not None and pct >= DISTURBED_STALL_PCT
 
 
 def under_steal(summary: dict) -> bool:
