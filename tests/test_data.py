@@ -12,6 +12,12 @@ from coexist.testbed import campaign, gates
 CAMPAIGNS = sorted((data.DATA / "campaigns").glob("*.yaml"))
 
 
+def _campaign_of(summary_path) -> str:
+    """The campaign a stored summary belongs to: the folder under ``runs/``."""
+    parts = summary_path.parts
+    return parts[parts.index("runs") + 1]
+
+
 def test_datapackage_hashes_match_every_file():
     if not (data.DATA / "datapackage.json").exists():
         assert not (data.DATA / "runs").exists(), "runs are stored but no datapackage.json"
@@ -105,12 +111,14 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     runs = data.run_summaries()
     summaries = sorted((data.DATA / "runs").glob("*/*/summary.json")) + \
         sorted((data.DATA / "runs").glob("*/_invalid/*/summary.json"))
-    assert len(runs) == len(summaries) and runs["run_id"].is_unique
-    invalid = {p.parent.name.rsplit(".", 1)[1] for p in summaries if "_invalid" in p.parts}
-    assert set(runs.loc[~runs["valid"], "run_id"]) == invalid
+    # a run is named by its campaign and id (ids were 6 hex digits at first: two collide)
+    assert len(runs) == len(summaries) and not runs.duplicated(["campaign", "run_id"]).any()
+    invalid = {(_campaign_of(p), p.parent.name.rsplit(".", 1)[1])
+               for p in summaries if "_invalid" in p.parts}
+    assert set(map(tuple, runs.loc[~runs["valid"], ["campaign", "run_id"]].values)) == invalid
     assert (runs.loc[~runs["valid"], "reasons"] != "").all()
     s = json.loads(summaries[-1].read_text())  # the steal share recomputed from one summary
-    row = runs.set_index("run_id").loc[s["run_id"]]
+    row = runs.set_index(["campaign", "run_id"]).loc[(_campaign_of(summaries[-1]), s["run_id"])]
     steal = s["provenance"]["cpu_seconds_during_run"]["steal_s"]
     assert row["steal_pct"] == pytest.approx(
         100 * steal / (s["provenance"]["cores"] * s["wall_s"]))
@@ -142,9 +150,11 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     failed = runs["failed_gates"].map(lambda g: set(g.split(",")) - {""})
     failed[stopped] = failed[stopped].map(lambda g: g - {"flows_complete"})
     # ... and, there, a CCA check that failed only on flows not yet sending
-    unseen_ids = {s["run_id"] for s in map(lambda p: json.loads(p.read_text()), summaries)
+    unseen_ids = {(_campaign_of(p), s["run_id"])
+                  for p, s in ((p, json.loads(p.read_text())) for p in summaries)
                   if s.get("stopped_early") and gates.cca_unseen_only(s)}
-    unseen = runs["run_id"].isin(unseen_ids)
+    keys = zip(runs["campaign"], runs["run_id"], strict=True)
+    unseen = pd.Series([k in unseen_ids for k in keys], index=runs.index)
     assert not (unseen & ~stopped).any()
     failed[unseen] = failed[unseen].map(lambda g: g - {"cca_confirmed"})
     timing_only = failed.map(lambda g: bool(g) and g <= {"probe_rtt", "delay_lateness",
@@ -159,9 +169,10 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     waited = runs.dropna(subset=["waited_for_quiet_s"])
     assert len(waited) and (waited["waited_for_quiet_s"] >= 0).all()
     assert waited["steal_before_pct"].dropna().between(0, 100).all()
-    s = json.loads(next(p for p in summaries if "waited_for_quiet_s" in
-                        json.loads(p.read_text()).get("campaign", {})).read_text())
-    row = runs.set_index("run_id").loc[s["run_id"]]
+    waited_path = next(p for p in summaries if "waited_for_quiet_s" in
+                       json.loads(p.read_text()).get("campaign", {}))
+    s = json.loads(waited_path.read_text())
+    row = runs.set_index(["campaign", "run_id"]).loc[(_campaign_of(waited_path), s["run_id"])]
     assert row["waited_for_quiet_s"] == s["campaign"]["waited_for_quiet_s"]
     assert row["wall_s"] == s["wall_s"]
     # the delay line's CPU per released packet: its share x the run's wall time / packets

@@ -55,7 +55,8 @@ def _f(name, type_, unit="", description="", nullable=False, minimum=None) -> Fi
 RUN_COLUMNS = [
     _f("campaign", "string", description="campaign name"),
     _f("key", "string", description="run key: parameters and repeat"),
-    _f("run_id", "string", description="random id of the run"),
+    _f("run_id", "string", description="random id of the run; with campaign it names one run "
+       "(early runs have 6 hex digits, and two campaigns share one of those)"),
     _f("repeat", "integer", minimum=0),
     _f("capacity_bps", "number", "bit/s", "bottleneck rate", minimum=0),
     _f("rtt_s", "number", "s", "reference base RTT (BDP and default flow RTT)", minimum=0),

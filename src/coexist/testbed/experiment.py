@@ -265,7 +265,8 @@ def run(exp: Experiment, *, progress: bool = True,
     """
     backend = delay.resolve(exp.delay)
     dl_binary = delay.binary() if backend == "tun" else None
-    plan = Plan(secrets.token_hex(3), exp, backend)
+    # 12 hex digits: 6 collided once in ~3000 stored runs (two campaigns share one)
+    plan = Plan(secrets.token_hex(6), exp, backend)
     workdir = Path(tempfile.mkdtemp(prefix=f"coexist-{plan.run_id}-"))
     # the live counters are written on every packet: keep them in memory (tmpfs)
     shm = Path("/dev/shm")
