@@ -113,6 +113,8 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
         sorted((data.DATA / "runs").glob("*/_invalid/*/summary.json"))
     # a run is named by its campaign and id (ids were 6 hex digits at first: two collide)
     assert len(runs) == len(summaries) and not runs.duplicated(["campaign", "run_id"]).any()
+    assert runs["run_id"].str.fullmatch(r"[0-9a-f]{6}|[0-9a-f]{12}").all()
+    assert (runs.loc[runs["run_id"].duplicated(keep=False), "run_id"].str.len() == 6).all()
     invalid = {(_campaign_of(p), p.parent.name.rsplit(".", 1)[1])
                for p in summaries if "_invalid" in p.parts}
     assert set(map(tuple, runs.loc[~runs["valid"], ["campaign", "run_id"]].values)) == invalid
