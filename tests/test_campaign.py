@@ -412,10 +412,15 @@ def test_a_stall_the_sleepers_saw_disturbs_a_run_without_steal():
                       for n in ("probe_rtt", "delay_lateness", "cca_confirmed")],
             "provenance": {"cores": 2, "cpu_seconds_during_run": {"steal_s": 0.0}}}
     assert not gates.disturbed(base)  # no steal, no sleepers (runs stored before them)
+    assert not gates.held_up(base)
     quiet = {"cpu0": {"stall_pct": 0.02}, "cpu1": {"stall_pct": 0.099}}
     assert not gates.disturbed({**base, "stall_probe": quiet})
+    assert not gates.held_up({**base, "stall_probe": quiet})
     stalled = {"cpu0": {"stall_pct": 0.02}, "cpu1": {"stall_pct": 0.1}}
     assert gates.stalled({**base, "stall_probe": stalled})
+    assert gates.held_up({**base, "stall_probe": stalled})
+    stolen = {**base, "provenance": {"cores": 2, "cpu_seconds_during_run": {"steal_s": 1.0}}}
+    assert gates.under_steal(stolen) and gates.held_up(stolen)
     assert gates.disturbed({**base, "stall_probe": stalled})
     assert not gates.disturbed({**base, "stall_probe": stalled, "valid": True})
     other = {**base, "stall_probe": stalled,

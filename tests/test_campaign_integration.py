@@ -16,7 +16,7 @@ import pytest
 from coexist import data
 from coexist.testbed import campaign, gates
 
-from .test_testbed_integration import _netns, _require_testbed, _steal
+from .test_testbed_integration import _netns, _require_testbed, _stall, _steal
 
 pytestmark = pytest.mark.testbed
 
@@ -91,7 +91,7 @@ def test_killed_campaign_loses_and_duplicates_nothing(tiny, tmp_path):
     # a point may be given up after max_attempts invalid runs (exit code 3) only if the
     # hypervisor's steal explains them; the bookkeeping must hold either way
     assert final.returncode == (3 if st.failed else 0), final.stderr
-    _assert_explained_by_steal(c, tmp_path, st.failed)
+    _assert_explained_by_host(c, tmp_path, st.failed)
     keys = {p.key for p in c.points}
     assert sorted(st.done + st.failed) == sorted(keys), (f"seed {seed}", final.stdout)
     assert not st.left
@@ -121,12 +121,13 @@ def _invalid_attempts(c, data_dir) -> dict[str, list[dict]]:
     return out
 
 
-def _assert_explained_by_steal(c, data_dir, keys) -> None:
-    """Points without a valid run may only have failed because the hypervisor stalled us.
+def _assert_explained_by_host(c, data_dir, keys) -> None:
+    """Points without a valid run may only have failed because the host stalled us.
 
     As in ``test_cubic_vs_bbr_run``: an attempt during which the hypervisor took more than
-    1 % of the machine's CPU, or 1 ms of CPU time within a second of the traffic, must have
-    failed on timing gates only, and fewer than ``max_attempts`` undisturbed attempts of a
+    1 % of the machine's CPU, or 1 ms of CPU time within a second of the traffic, or which
+    the in-run sleepers saw stalled for at least 0.1 % of the time (``gates.held_up``), must
+    have failed on timing gates only, and fewer than ``max_attempts`` undisturbed attempts of a
     point may have failed (the campaign then gave up once its invalid runs had taken
     ``DISTURBED_FACTOR x max_attempts`` runs' worth of time).
     """
@@ -134,9 +135,9 @@ def _assert_explained_by_steal(c, data_dir, keys) -> None:
     st = campaign.status(c, data_dir)
     for key in keys:
         runs = attempts.get(key, [])
-        why = [(s["invalid_reasons"], _steal(s)) for s in runs]
+        why = [(s["invalid_reasons"], _steal(s), _stall(s)) for s in runs]
         for s in runs:
-            if gates.under_steal(s):
+            if gates.held_up(s):
                 assert gates.timing_only(s), (key, why)
         undisturbed = [s for s in runs if not gates.disturbed(s)]
         assert len(undisturbed) < c.max_attempts, (key, why)
@@ -188,7 +189,7 @@ def test_sigint_during_campaign_keeps_finished_runs(tiny, tmp_path):
     done = _check_consistent(c, tmp_path)
     if not done:  # no attempt was valid in a minute: the hypervisor must explain it
         st = campaign.status(c, tmp_path)
-        _assert_explained_by_steal(c, tmp_path, st.failed)
+        _assert_explained_by_host(c, tmp_path, st.failed)
         tried = _invalid_attempts(c, tmp_path)
         for key in set(tried) - set(st.failed):  # the point being retried when SIGINT came
             undisturbed = [s for s in tried[key] if not gates.disturbed(s)]

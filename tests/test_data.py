@@ -111,6 +111,7 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     runs = data.run_summaries()
     summaries = sorted((data.DATA / "runs").glob("*/*/summary.json")) + \
         sorted((data.DATA / "runs").glob("*/_invalid/*/summary.json"))
+    stored = {p: json.loads(p.read_text()) for p in summaries}
     # a run is named by its campaign and id (ids were 6 hex digits at first: two collide)
     assert len(runs) == len(summaries) and not runs.duplicated(["campaign", "run_id"]).any()
     assert runs["run_id"].str.fullmatch(r"[0-9a-f]{6}|[0-9a-f]{12}").all()
@@ -119,7 +120,7 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
                for p in summaries if "_invalid" in p.parts}
     assert set(map(tuple, runs.loc[~runs["valid"], ["campaign", "run_id"]].values)) == invalid
     assert (runs.loc[~runs["valid"], "reasons"] != "").all()
-    s = json.loads(summaries[-1].read_text())  # the steal share recomputed from one summary
+    s = stored[summaries[-1]]  # the steal share recomputed from one summary
     row = runs.set_index(["campaign", "run_id"]).loc[(_campaign_of(summaries[-1]), s["run_id"])]
     steal = s["provenance"]["cpu_seconds_during_run"]["steal_s"]
     assert row["steal_pct"] == pytest.approx(
@@ -135,8 +136,7 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     assert (peak["steal_peak_pct"] >= 0).all()
     assert (peak["steal_burst_s"] <= peak["steal_s"] + 0.011).all()  # 10-ms ticks, rounded
     if len(peak):
-        s = json.loads(next(p for p in summaries if json.loads(p.read_text())["provenance"]
-                            .get("steal_peak")).read_text())
+        s = next(s for s in stored.values() if s["provenance"].get("steal_peak"))
         rec = s["provenance"]["steal_peak"]
         assert rec["pct"] == pytest.approx(
             100 * rec["steal_s"] / (s["provenance"]["cores"] * rec["span_s"]), rel=2e-3, abs=0.01)
@@ -153,7 +153,7 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     failed[stopped] = failed[stopped].map(lambda g: g - {"flows_complete"})
     # ... and, there, a CCA check that failed only on flows not yet sending
     unseen_ids = {(_campaign_of(p), s["run_id"])
-                  for p, s in ((p, json.loads(p.read_text())) for p in summaries)
+                  for p, s in stored.items()
                   if s.get("stopped_early") and gates.cca_unseen_only(s)}
     keys = zip(runs["campaign"], runs["run_id"], strict=True)
     unseen = pd.Series([k in unseen_ids for k in keys], index=runs.index)
@@ -171,9 +171,9 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     waited = runs.dropna(subset=["waited_for_quiet_s"])
     assert len(waited) and (waited["waited_for_quiet_s"] >= 0).all()
     assert waited["steal_before_pct"].dropna().between(0, 100).all()
-    waited_path = next(p for p in summaries if "waited_for_quiet_s" in
-                       json.loads(p.read_text()).get("campaign", {}))
-    s = json.loads(waited_path.read_text())
+    waited_path = next(p for p, s in stored.items()
+                       if "waited_for_quiet_s" in s.get("campaign", {}))
+    s = stored[waited_path]
     row = runs.set_index(["campaign", "run_id"]).loc[(_campaign_of(waited_path), s["run_id"])]
     assert row["waited_for_quiet_s"] == s["campaign"]["waited_for_quiet_s"]
     assert row["wall_s"] == s["wall_s"]

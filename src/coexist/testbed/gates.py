@@ -80,8 +80,14 @@ def disturbed(summary: dict) -> bool:
     keep sleepers on every CPU (:mod:`.wakeups`); a run whose sleepers spent at least
     ``DISTURBED_STALL_PCT`` % of the time more than 1 ms late was stalled from outside the
     delay line (:func:`stalled`) and counts as disturbed too."""
-    return not summary["valid"] and (under_steal(summary) or stalled(summary)) \
-        and timing_only(summary)
+    return not summary["valid"] and held_up(summary) and timing_only(summary)
+
+
+def held_up(summary: dict) -> bool:
+    """Whether the host held the machine up during a run, as either of its records shows:
+    enough steal (:func:`under_steal`) or a stalled sleeper (:func:`stalled`). An invalid
+    run so held up that failed only timing gates is :func:`disturbed`."""
+    return under_steal(summary) or stalled(summary)
 
 
 def stalled(summary: dict) -> bool:
