@@ -107,6 +107,18 @@ def test_against_region_rounds_the_eq25_region_outwards_and_names_the_side():
     assert measured.against_region(obs.iloc[4:], 10).empty
 
 
+def test_against_region_does_not_widen_a_whole_number_bound_by_float_error():
+    """At 3 BDP and 10 flows eq. (25)'s synchronised crossing is 5 flows, computed as
+    5 - 9e-16: the whole-flow region is 5-7, as the unrounded 5.0-6.3 implies, not 4-7."""
+    reg = nash.predicted_region(np.array([3.0]), 10)
+    assert reg["bbr_flows_sync"][0] == pytest.approx(5.0, abs=1e-12)
+    obs = pd.DataFrame({"capacity_bps": 1e8, "rtt_s": 0.04, "buffer_bdp": [3.0],
+                        "equilibrium_bbr_flows": [4.0], "mixes": [11]})
+    v = measured.against_region(obs, 10)
+    assert (v.loc[0, "whole_lo"], v.loc[0, "whole_hi"]) == (5.0, 7.0)
+    assert v.loc[0, "verdict"] == "below" and v.loc[0, "flows_outside"] == 1.0
+
+
 def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     runs = data.run_summaries()
     summaries = sorted((data.DATA / "runs").glob("*/*/summary.json")) + \
