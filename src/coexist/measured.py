@@ -209,9 +209,7 @@ def against_region(observed: pd.DataFrame, n_flows: int) -> pd.DataFrame:
             reg = nash.predicted_region(np.array([float(r.buffer_bdp)]), n_flows)
             lo, hi = sorted((float(reg["bbr_flows_sync"][0]),
                              float(reg["bbr_flows_desync"][0])))
-            # a bound that is a whole number up to float error (3 BDP, 10 flows: 5 - 9e-16)
-            # is that number, not widened by one more flow
-            w_lo, w_hi = float(np.floor(round(lo, 9))), float(np.ceil(round(hi, 9)))
+            w_lo, w_hi = (float(w[0]) for w in nash.whole_flows(reg))
             k = float(r.equilibrium_bbr_flows)
             verdict = "inside" if w_lo <= k <= w_hi else ("above" if k > w_hi else "below")
             row.update(region_lo=lo, region_hi=hi, whole_lo=w_lo, whole_hi=w_hi,

@@ -186,3 +186,12 @@ def predicted_region(buffer_bdp, n_flows: int) -> dict[str, np.ndarray]:
         "bbr_flows_sync": _crossing(x, n, synchronised=True),
         "bbr_flows_desync": _crossing(x, n, synchronised=False),
     }
+
+
+def whole_flows(region: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """A :func:`predicted_region` widened outwards to whole flows, since an equilibrium is a
+    whole number of flows. A bound that is a whole number up to float error (3 BDP and 10
+    flows: 5 - 9e-16) is that number, not widened by one more flow."""
+    lo = np.minimum(region["bbr_flows_sync"], region["bbr_flows_desync"])
+    hi = np.maximum(region["bbr_flows_sync"], region["bbr_flows_desync"])
+    return np.floor(np.round(lo, 9)), np.ceil(np.round(hi, 9))
