@@ -101,6 +101,16 @@ def test_observed_grouped_equilibria_from_a_campaign_table():
     assert ne.mix.tolist() == [(0, 1)]
     partial = measured.observed_grouped_equilibria(t[t.key != "k11"], [0.01, 0.03], 1)
     assert partial.mixes.tolist() == [3] and partial.mix.isna().all()
+    status = measured.grouped_mix_status(t[t.key != "k11"], [0.01, 0.03], 1)
+    verdicts = dict(zip(status.mix_label, status.status, strict=True))
+    # (0, 0): the 30 ms CUBIC flow doubles as BBR; (0, 1): its BBR flow would lose 50 % as
+    # CUBIC and the 10 ms CUBIC flow's move to (1, 1) is not stored
+    assert verdicts == {"0-0": "not an equilibrium", "0-1": "undecided",
+                        "1-0": "not an equilibrium"}
+    reasons = dict(zip(status.mix_label, status.reason, strict=True))
+    assert reasons["0-0"] == "a cubic flow of the 30 ms group gains 100.0% as bbr"
+    complete = measured.grouped_mix_status(t, [0.01, 0.03], 1)
+    assert complete[complete.status == "equilibrium"].mix.tolist() == [(0, 1)]
 
 
 def test_mixes_can_be_restricted_and_are_checked():

@@ -1,3 +1,4 @@
+import itertools
 import re
 
 import numpy as np
@@ -55,6 +56,54 @@ def test_grouped_missing_mix_is_an_error():
     with pytest.raises(ParameterError, match="lacks 1 mix"):
         nash.grouped_equilibria({(0,): {(0, "cubic"): 1}}, [1])
 
+
+
+def test_partial_table_verdicts_name_the_gaining_deviation():
+    cycle = {
+        (0, 0): {(0, "cubic"): 1, (1, "cubic"): 5},
+        (1, 0): {(0, "bbr"): 2, (1, "cubic"): 1},
+        (0, 1): {(0, "cubic"): 2, (1, "bbr"): 1},
+    }
+    v = nash.grouped_mix_status(cycle, [1, 1])
+    # (0, 0): the group-0 CUBIC flow doubles its rate as BBR
+    assert v[(0, 0)] == (nash.NOT_EQUILIBRIUM, "a cubic flow of group 0 gains 100.0% as bbr")
+    # (1, 0): its BBR flow does not gain by going back, the (1, 1) deviation is not stored
+    assert v[(1, 0)][0] == nash.UNDECIDED and "(1, 1)" in v[(1, 0)][1]
+    assert set(v) == set(cycle)  # every stored mix, and only those, gets a verdict
+    one_group = {(0,): {(0, "cubic"): 5}, (1,): {(0, "bbr"): 4}}
+    assert nash.grouped_mix_status(one_group, [1]) == {
+        (0,): (nash.EQUILIBRIUM, "no single flow gains by switching"),
+        (1,): (nash.NOT_EQUILIBRIUM, "a bbr flow of group 0 gains 25.0% as cubic")}
+
+
+def test_partial_table_rejects_mixes_outside_the_groups():
+    with pytest.raises(ParameterError, match=r"mix \(2, 0\), outside"):
+        nash.grouped_mix_status({(2, 0): {(0, "bbr"): 1}}, [1, 1])
+    with pytest.raises(ParameterError, match="group_sizes"):
+        nash.grouped_mix_status({}, [0])
+    with pytest.raises(ParameterError, match="'group_names' has 1 names; valid: one per group"):
+        nash.grouped_mix_status({}, [1, 1], group_names=["10 ms"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_property_partial_verdicts_hold_once_the_table_is_complete(data):
+    """A verdict reached on part of a campaign stands when the rest arrives, and on the
+    complete table the equilibria are those of grouped_equilibria."""
+    sizes = data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+    mixes = list(itertools.product(*(range(s + 1) for s in sizes)))
+    rate = st.floats(0.1, 100)
+    full = {m: {(g, cca): data.draw(rate) for g in range(len(sizes))
+                for cca in ("cubic", "bbr")} for m in mixes}
+    kept = data.draw(st.lists(st.sampled_from(mixes), unique=True))
+    partial = nash.grouped_mix_status({m: full[m] for m in kept}, sizes)
+    complete = nash.grouped_mix_status(full, sizes)
+    assert all(v[0] != nash.UNDECIDED for v in complete.values())
+    for m, (status, _) in partial.items():
+        if status != nash.UNDECIDED:
+            assert complete[m][0] == status
+    assert [m for m, v in complete.items() if v[0] == nash.EQUILIBRIUM] == \
+        nash.grouped_equilibria(full, sizes)
 
 @settings(max_examples=300, deadline=None)
 @given(st.integers(2, 30).flatmap(lambda n: st.tuples(

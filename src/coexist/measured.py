@@ -242,8 +242,51 @@ def observed_grouped_equilibria(table: pd.DataFrame, group_rtts_s: list[float],
     from . import nash
 
     cols = ["capacity_bps", "buffer_bdp", "mixes", "mix", "mix_label", "bbr_flows"]
+    rows = []
+    n_mixes = (group_size + 1) ** len(group_rtts_s)
+    for (cap, buf), rates in _grouped_rates(table, group_rtts_s).items():
+        base = {"capacity_bps": cap, "buffer_bdp": buf, "mixes": len(rates)}
+        if len(rates) < n_mixes:
+            rows.append({**base, "mix": None, "mix_label": None, "bbr_flows": np.nan})
+            continue
+        for m in nash.grouped_equilibria(rates, [group_size] * len(group_rtts_s), tol):
+            rows.append({**base, "mix": m, "mix_label": "-".join(map(str, m)),
+                         "bbr_flows": sum(m)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def grouped_mix_status(table: pd.DataFrame, group_rtts_s: list[float], group_size: int,
+                       tol: float = 0.0) -> pd.DataFrame:
+    """Verdict on every stored mix of an RTT-group campaign, complete or not (§4.5).
+
+    One row per (capacity, buffer, stored mix) with :func:`coexist.nash.grouped_mix_status`'s
+    verdict (equilibrium, not an equilibrium, undecided) and its reason, so a campaign under
+    way already rules mixes out, and confirms those whose every deviation is stored.
+    """
+    from . import nash
+
+    cols = ["capacity_bps", "buffer_bdp", "mix", "mix_label", "status", "reason"]
+    rows = []
+    for (cap, buf), rates in _grouped_rates(table, group_rtts_s).items():
+        verdicts = nash.grouped_mix_status(rates, [group_size] * len(group_rtts_s), tol,
+                                           [f"the {r * 1e3:g} ms group" for r in group_rtts_s])
+        for m, (status, reason) in verdicts.items():
+            rows.append({"capacity_bps": cap, "buffer_bdp": buf, "mix": m,
+                         "mix_label": "-".join(map(str, m)), "status": status,
+                         "reason": reason})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _grouped_rates(table: pd.DataFrame, group_rtts_s: list[float]) -> dict:
+    """Per (capacity, buffer): mix -> {(group, cca): per-flow goodput averaged over repeats}.
+
+    A run's mix is its number of BBR flows per RTT group; a flow belongs to the group of
+    the nearest RTT and is left out unless its RTT matches that group's.
+    """
+    from . import nash
+
     if table.empty:
-        return pd.DataFrame(columns=cols)
+        return {}
     rtts = np.asarray(group_rtts_s, dtype=float)
     t = table.copy()
     t["group"] = [int(np.argmin(np.abs(rtts - r))) for r in t["flow_rtt_s"].astype(float)]
@@ -253,21 +296,14 @@ def observed_grouped_equilibria(table: pd.DataFrame, group_rtts_s: list[float],
         lambda g: tuple(int(g.loc[g.group == i, "is_bbr"].sum()) for i in range(len(rtts))),
         include_groups=False)
     t["mix"] = t["key"].map(mix_of)
-    rows = []
-    n_mixes = (group_size + 1) ** len(rtts)
+    out = {}
     for (cap, buf), g in t.groupby(["capacity_bps", "buffer_bdp"]):
         per = g.groupby(["mix", "group", "cca"])["goodput_bps"].mean()
         rates: dict = {}
         for (mix, grp, cca), v in per.items():
             rates.setdefault(mix, {})[(grp, nash.BBR if cca == "bbr" else nash.CUBIC)] = v
-        base = {"capacity_bps": cap, "buffer_bdp": buf, "mixes": len(rates)}
-        if len(rates) < n_mixes:
-            rows.append({**base, "mix": None, "mix_label": None, "bbr_flows": np.nan})
-            continue
-        for m in nash.grouped_equilibria(rates, [group_size] * len(rtts), tol):
-            rows.append({**base, "mix": m, "mix_label": "-".join(map(str, m)),
-                         "bbr_flows": sum(m)})
-    return pd.DataFrame(rows, columns=cols)
+        out[(cap, buf)] = rates
+    return out
 
 
 #: TCP payload per segment on the testbed's 1500-byte MTU links (IP, TCP and timestamp

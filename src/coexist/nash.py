@@ -110,6 +110,17 @@ def grouped_equilibria(
             f"combination of 0..size BBR flows per group {sizes} is needed"
         )
 
+    verdicts = _verdicts(throughput, sizes, mixes, tol, [f"group {g}" for g in range(len(sizes))])
+    return [m for m, v in verdicts.items() if v[0] == EQUILIBRIUM]
+
+
+#: verdicts of :func:`grouped_mix_status`
+EQUILIBRIUM, NOT_EQUILIBRIUM, UNDECIDED = "equilibrium", "not an equilibrium", "undecided"
+
+
+def _verdicts(throughput, sizes: list[int], mixes, tol: float, names: list[str]) -> dict:
+    """Verdict and reason for each of ``mixes`` (all stored), from whatever neighbours are."""
+
     def rate(mix: tuple[int, ...], group: int, cca: str) -> float:
         try:
             value = float(throughput[mix][(group, cca)])
@@ -121,19 +132,63 @@ def grouped_equilibria(
             raise ParameterError(f"throughput of {cca} group {group} in mix {mix} = {value!r}")
         return value
 
-    found = []
+    out = {}
     for mix in mixes:
-        stable = True
+        gains, missing = [], []
         for g, size in enumerate(sizes):
+            moves = []
             if mix[g] < size:  # a CUBIC flow of group g exists and may switch
-                up = mix[:g] + (mix[g] + 1,) + mix[g + 1 :]
-                stable &= rate(up, g, BBR) <= rate(mix, g, CUBIC) * (1.0 + tol)
+                moves.append((CUBIC, BBR, mix[:g] + (mix[g] + 1,) + mix[g + 1 :]))
             if mix[g] > 0:  # a BBR flow of group g exists and may switch
-                down = mix[:g] + (mix[g] - 1,) + mix[g + 1 :]
-                stable &= rate(down, g, CUBIC) <= rate(mix, g, BBR) * (1.0 + tol)
-        if stable:
-            found.append(mix)
-    return found
+                moves.append((BBR, CUBIC, mix[:g] + (mix[g] - 1,) + mix[g + 1 :]))
+            for old, new, to in moves:
+                if to not in throughput:
+                    missing.append(to)
+                    continue
+                now, then = rate(mix, g, old), rate(to, g, new)
+                if then > now * (1.0 + tol):
+                    gains.append((then / now - 1.0 if now > 0 else np.inf, g, old, new))
+        if gains:
+            gain, g, old, new = max(gains)
+            out[mix] = (NOT_EQUILIBRIUM, f"a {old} flow of {names[g]} gains {gain:.1%} as {new}")
+        elif missing:
+            out[mix] = (UNDECIDED, f"{len(missing)} deviation(s) not stored, e.g. to {missing[0]}")
+        else:
+            out[mix] = (EQUILIBRIUM, "no single flow gains by switching")
+    return out
+
+
+def grouped_mix_status(
+    throughput: Mapping[tuple[int, ...], Mapping[tuple[int, str], float]],
+    group_sizes: Sequence[int],
+    tol: float = 0.0,
+    group_names: Sequence[str] | None = None,
+) -> dict[tuple[int, ...], tuple[str, str]]:
+    """What a partial throughput table already says about each of its mixes (§4.4-4.5).
+
+    Same table and test as :func:`grouped_equilibria`, but mixes may be missing, as while a
+    campaign is under way. Each stored mix gets a verdict and its reason: ``"not an
+    equilibrium"`` as soon as one stored deviation gains (the largest gain is named),
+    ``"equilibrium"`` when every deviation is stored and none gains, otherwise
+    ``"undecided"``. Verdicts never change as mixes are added, except undecided ones; on a
+    complete table the equilibria are exactly those of :func:`grouped_equilibria`.
+    ``group_names`` (default "group 0", "group 1", ...) name the groups in the reasons.
+    """
+    sizes = [int(s) for s in group_sizes]
+    if not sizes or any(s < 1 for s in sizes):
+        raise ParameterError(f"parameter 'group_sizes' = {group_sizes!r}; valid: sizes >= 1")
+    valid = set(itertools.product(*(range(s + 1) for s in sizes)))
+    stray = [m for m in throughput if tuple(m) not in valid]
+    if stray:
+        raise ParameterError(
+            f"throughput table has mix {stray[0]!r}, outside 0..size BBR flows per group {sizes}"
+        )
+    names = [f"group {g}" for g in range(len(sizes))] if group_names is None else list(group_names)
+    if len(names) != len(sizes):
+        raise ParameterError(
+            f"parameter 'group_names' has {len(names)} names; valid: one per group ({len(sizes)})"
+        )
+    return _verdicts(throughput, sizes, sorted(throughput), tol, names)
 
 
 def model_table(buffer_bdp, n_flows: int, *, synchronised: bool, capacity_bps=1.0):
