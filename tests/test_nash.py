@@ -57,7 +57,6 @@ def test_grouped_missing_mix_is_an_error():
         nash.grouped_equilibria({(0,): {(0, "cubic"): 1}}, [1])
 
 
-
 def test_partial_table_verdicts_name_the_gaining_deviation():
     cycle = {
         (0, 0): {(0, "cubic"): 1, (1, "cubic"): 5},
@@ -104,6 +103,7 @@ def test_property_partial_verdicts_hold_once_the_table_is_complete(data):
             assert complete[m][0] == status
     assert [m for m, v in complete.items() if v[0] == nash.EQUILIBRIUM] == \
         nash.grouped_equilibria(full, sizes)
+
 
 @settings(max_examples=300, deadline=None)
 @given(st.integers(2, 30).flatmap(lambda n: st.tuples(

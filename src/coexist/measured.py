@@ -250,7 +250,7 @@ def observed_grouped_equilibria(table: pd.DataFrame, group_rtts_s: list[float],
             rows.append({**base, "mix": None, "mix_label": None, "bbr_flows": np.nan})
             continue
         for m in nash.grouped_equilibria(rates, [group_size] * len(group_rtts_s), tol):
-            rows.append({**base, "mix": m, "mix_label": "-".join(map(str, m)),
+            rows.append({**base, "mix": m, "mix_label": nash.mix_label(m),
                          "bbr_flows": sum(m)})
     return pd.DataFrame(rows, columns=cols)
 
@@ -272,7 +272,7 @@ def grouped_mix_status(table: pd.DataFrame, group_rtts_s: list[float], group_siz
                                            [f"the {r * 1e3:g} ms group" for r in group_rtts_s])
         for m, (status, reason) in verdicts.items():
             rows.append({"capacity_bps": cap, "buffer_bdp": buf, "mix": m,
-                         "mix_label": "-".join(map(str, m)), "status": status,
+                         "mix_label": nash.mix_label(m), "status": status,
                          "reason": reason})
     return pd.DataFrame(rows, columns=cols)
 

@@ -99,9 +99,7 @@ def grouped_equilibria(
     rises by one) and no BBR flow gains by turning CUBIC. With one group this is
     :func:`equilibria`.
     """
-    sizes = [int(s) for s in group_sizes]
-    if not sizes or any(s < 1 for s in sizes):
-        raise ParameterError(f"parameter 'group_sizes' = {group_sizes!r}; valid: sizes >= 1")
+    sizes = _group_sizes(group_sizes)
     mixes = list(itertools.product(*(range(s + 1) for s in sizes)))
     missing = [m for m in mixes if m not in throughput]
     if missing:
@@ -110,16 +108,31 @@ def grouped_equilibria(
             f"combination of 0..size BBR flows per group {sizes} is needed"
         )
 
-    verdicts = _verdicts(throughput, sizes, mixes, tol, [f"group {g}" for g in range(len(sizes))])
-    return [m for m, v in verdicts.items() if v[0] == EQUILIBRIUM]
+    return [m for m, v in _verdicts(throughput, sizes, mixes, tol).items() if v[0] == EQUILIBRIUM]
+
+
+def mix_label(mix: Sequence[int]) -> str:
+    """A mix of RTT groups as text, its BBR counts per group joined by dashes ("0-3-3")."""
+    return "-".join(map(str, mix))
+
+
+def _group_sizes(group_sizes: Sequence[int]) -> list[int]:
+    """``group_sizes`` as ints, each group holding at least one flow."""
+    sizes = [int(s) for s in group_sizes]
+    if not sizes or any(s < 1 for s in sizes):
+        raise ParameterError(f"parameter 'group_sizes' = {group_sizes!r}; valid: sizes >= 1")
+    return sizes
 
 
 #: verdicts of :func:`grouped_mix_status`
 EQUILIBRIUM, NOT_EQUILIBRIUM, UNDECIDED = "equilibrium", "not an equilibrium", "undecided"
 
 
-def _verdicts(throughput, sizes: list[int], mixes, tol: float, names: list[str]) -> dict:
-    """Verdict and reason for each of ``mixes`` (all stored), from whatever neighbours are."""
+def _verdicts(throughput, sizes: list[int], mixes, tol: float,
+              names: Sequence[str] | None = None) -> dict:
+    """Verdict and reason for each of ``mixes`` (all stored), from whatever neighbours are;
+    ``names`` name the groups in the reasons (default "group 0", "group 1", ...)."""
+    names = [f"group {g}" for g in range(len(sizes))] if names is None else names
 
     def rate(mix: tuple[int, ...], group: int, cca: str) -> float:
         try:
@@ -174,21 +187,19 @@ def grouped_mix_status(
     complete table the equilibria are exactly those of :func:`grouped_equilibria`.
     ``group_names`` (default "group 0", "group 1", ...) name the groups in the reasons.
     """
-    sizes = [int(s) for s in group_sizes]
-    if not sizes or any(s < 1 for s in sizes):
-        raise ParameterError(f"parameter 'group_sizes' = {group_sizes!r}; valid: sizes >= 1")
+    sizes = _group_sizes(group_sizes)
     valid = set(itertools.product(*(range(s + 1) for s in sizes)))
     stray = [m for m in throughput if tuple(m) not in valid]
     if stray:
         raise ParameterError(
             f"throughput table has mix {stray[0]!r}, outside 0..size BBR flows per group {sizes}"
         )
-    names = [f"group {g}" for g in range(len(sizes))] if group_names is None else list(group_names)
-    if len(names) != len(sizes):
+    if group_names is not None and len(group_names) != len(sizes):
         raise ParameterError(
-            f"parameter 'group_names' has {len(names)} names; valid: one per group ({len(sizes)})"
+            f"parameter 'group_names' has {len(group_names)} names; valid: one per group "
+            f"({len(sizes)})"
         )
-    return _verdicts(throughput, sizes, sorted(throughput), tol, names)
+    return _verdicts(throughput, sizes, sorted(throughput), tol, group_names)
 
 
 def model_table(buffer_bdp, n_flows: int, *, synchronised: bool, capacity_bps=1.0):

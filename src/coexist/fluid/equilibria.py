@@ -193,7 +193,7 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
         parts = list(tqdm(pool.map(one, jobs), total=len(jobs), disable=not progress,
                           desc=f"fluid mixes ({variant})", unit="run"))
     table = pd.concat(parts, ignore_index=True)
-    table["mix_label"] = table["mix"].map(lambda m: "-".join(map(str, m)))
+    table["mix_label"] = table["mix"].map(nash.mix_label)
     table["rtt_s"] = table["group"].map(dict(enumerate(rtts)))
     table["group_size"] = group_size
     return table
@@ -213,6 +213,6 @@ def equilibria(table: pd.DataFrame, tol: float = 0.0) -> pd.DataFrame:
         rates = {m: {(int(r.group), r.cca): r.goodput_bps
                      for r in grp.itertuples()} for m, grp in part.groupby("mix")}
         found = nash.grouped_equilibria(rates, [size] * n_groups, tol)
-        rows += [{"buffer_bdp": b, "mix": m, "mix_label": "-".join(map(str, m)),
+        rows += [{"buffer_bdp": b, "mix": m, "mix_label": nash.mix_label(m),
                   "bbr_flows": sum(m)} for m in found]
     return pd.DataFrame(rows, columns=["buffer_bdp", "mix", "mix_label", "bbr_flows"])
