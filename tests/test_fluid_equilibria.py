@@ -113,6 +113,24 @@ def test_observed_grouped_equilibria_from_a_campaign_table():
     assert complete[complete.status == "equilibrium"].mix.tolist() == [(0, 1)]
 
 
+def test_grouped_rates_average_repeats_and_drop_flows_off_the_groups():
+    """The measured per-flow goodput table: one row per (mix, group, algorithm), averaged
+    over the repeats of a mix, its RTT the group's, flows of an RTT no group has left out."""
+    rows = []
+    for key, rate in (("r0", 4.0), ("r1", 6.0)):  # two repeats of mix (1, 0)
+        rows += [{"key": key, "capacity_bps": 1e8, "buffer_bdp": 10.0, "flow_rtt_s": 0.01,
+                  "cca": "bbr", "goodput_bps": rate},
+                 {"key": key, "capacity_bps": 1e8, "buffer_bdp": 10.0, "flow_rtt_s": 0.03,
+                  "cca": "cubic", "goodput_bps": 2 * rate},
+                 {"key": key, "capacity_bps": 1e8, "buffer_bdp": 10.0, "flow_rtt_s": 0.02,
+                  "cca": "bbr", "goodput_bps": 99.0}]
+    g = measured.grouped_rates(pd.DataFrame(rows), [0.01, 0.03])
+    assert g.mix.tolist() == [(1, 0), (1, 0)] and g.mix_label.tolist() == ["1-0", "1-0"]
+    assert g.set_index("cca").goodput_bps.to_dict() == {"bbr": 5.0, "cubic": 10.0}
+    assert g.rtt_s.tolist() == [0.01, 0.03] and g.runs.tolist() == [2, 2]
+    assert measured.grouped_rates(pd.DataFrame(), [0.01]).empty
+
+
 def test_mixes_can_be_restricted_and_are_checked():
     kw = dict(capacity_bps=20e6, duration_s=4.0, warmup_s=1.0, progress=False)
     t = equilibria.mix_table([0.02], 3, [1.0], mixes=[(1,), (2,)], **kw)

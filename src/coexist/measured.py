@@ -277,16 +277,22 @@ def grouped_mix_status(table: pd.DataFrame, group_rtts_s: list[float], group_siz
     return pd.DataFrame(rows, columns=cols)
 
 
-def _grouped_rates(table: pd.DataFrame, group_rtts_s: list[float]) -> dict:
-    """Per (capacity, buffer): mix -> {(group, cca): per-flow goodput averaged over repeats}.
+def grouped_rates(table: pd.DataFrame, group_rtts_s: list[float]) -> pd.DataFrame:
+    """Per-flow goodput of every stored mix of an RTT-group campaign (§4.5), by group and
+    algorithm, averaged over repeats: the measured counterpart of
+    :func:`coexist.fluid.equilibria.mix_table`, so both can be set side by side.
 
     A run's mix is its number of BBR flows per RTT group; a flow belongs to the group of
-    the nearest RTT and is left out unless its RTT matches that group's.
+    the nearest RTT and is left out unless its RTT matches that group's. Columns: capacity,
+    buffer, mix (tuple) and ``mix_label``, group, its RTT, algorithm, per-flow goodput
+    (bit/s) and the number of runs averaged.
     """
     from . import nash
 
+    cols = ["capacity_bps", "buffer_bdp", "mix", "mix_label", "group", "rtt_s", "cca",
+            "goodput_bps", "runs"]
     if table.empty:
-        return {}
+        return pd.DataFrame(columns=cols)
     rtts = np.asarray(group_rtts_s, dtype=float)
     t = table.copy()
     t["group"] = [int(np.argmin(np.abs(rtts - r))) for r in t["flow_rtt_s"].astype(float)]
@@ -296,13 +302,23 @@ def _grouped_rates(table: pd.DataFrame, group_rtts_s: list[float]) -> dict:
         lambda g: tuple(int(g.loc[g.group == i, "is_bbr"].sum()) for i in range(len(rtts))),
         include_groups=False)
     t["mix"] = t["key"].map(mix_of)
-    out = {}
-    for (cap, buf), g in t.groupby(["capacity_bps", "buffer_bdp"]):
-        per = g.groupby(["mix", "group", "cca"])["goodput_bps"].mean()
-        rates: dict = {}
-        for (mix, grp, cca), v in per.items():
-            rates.setdefault(mix, {})[(grp, nash.BBR if cca == "bbr" else nash.CUBIC)] = v
-        out[(cap, buf)] = rates
+    out = (t.groupby(["capacity_bps", "buffer_bdp", "mix", "group", "cca"])
+           .agg(goodput_bps=("goodput_bps", "mean"), runs=("key", "nunique")).reset_index())
+    out["mix_label"] = out["mix"].map(nash.mix_label)
+    out["rtt_s"] = rtts[out["group"]]
+    return out[cols]
+
+
+def _grouped_rates(table: pd.DataFrame, group_rtts_s: list[float]) -> dict:
+    """:func:`grouped_rates` as the equilibrium test takes it: per (capacity, buffer),
+    mix -> {(group, algorithm): per-flow goodput}."""
+    from . import nash
+
+    out: dict = {}
+    for r in grouped_rates(table, group_rtts_s).itertuples():
+        cca = nash.BBR if r.cca == "bbr" else nash.CUBIC
+        out.setdefault((r.capacity_bps, r.buffer_bdp), {}).setdefault(r.mix, {})[
+            (r.group, cca)] = r.goodput_bps
     return out
 
 
