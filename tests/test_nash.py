@@ -2,6 +2,7 @@ import itertools
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -55,6 +56,14 @@ def test_grouped_with_one_group_equals_1d():
 def test_grouped_missing_mix_is_an_error():
     with pytest.raises(ParameterError, match="lacks 1 mix"):
         nash.grouped_equilibria({(0,): {(0, "cubic"): 1}}, [1])
+
+
+def test_rates_by_mix_reads_a_long_table_as_the_grouped_test_takes_it():
+    long = pd.DataFrame({"mix": [(0, 1), (0, 1), (1, 1)], "group": [0, 1, 0],
+                         "cca": ["cubic", "bbr", "bbr"], "goodput_bps": [3.0, 7.0, 2.0]})
+    assert nash.rates_by_mix(long) == {(0, 1): {(0, "cubic"): 3.0, (1, "bbr"): 7.0},
+                                       (1, 1): {(0, "bbr"): 2.0}}
+    assert nash.rates_by_mix(long.iloc[:0]) == {}
 
 
 def test_partial_table_verdicts_name_the_gaining_deviation():

@@ -314,12 +314,8 @@ def _grouped_rates(table: pd.DataFrame, group_rtts_s: list[float]) -> dict:
     mix -> {(group, algorithm): per-flow goodput}."""
     from . import nash
 
-    out: dict = {}
-    for r in grouped_rates(table, group_rtts_s).itertuples():
-        cca = nash.BBR if r.cca == "bbr" else nash.CUBIC
-        out.setdefault((r.capacity_bps, r.buffer_bdp), {}).setdefault(r.mix, {})[
-            (r.group, cca)] = r.goodput_bps
-    return out
+    return {setting: nash.rates_by_mix(part) for setting, part in
+            grouped_rates(table, group_rtts_s).groupby(["capacity_bps", "buffer_bdp"])}
 
 
 #: TCP payload per segment on the testbed's 1500-byte MTU links (IP, TCP and timestamp

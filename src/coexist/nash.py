@@ -111,6 +111,17 @@ def grouped_equilibria(
     return [m for m, v in _verdicts(throughput, sizes, mixes, tol).items() if v[0] == EQUILIBRIUM]
 
 
+def rates_by_mix(table) -> dict:
+    """The throughput mapping of :func:`grouped_equilibria` and :func:`grouped_mix_status`,
+    mix -> {(group, algorithm): per-flow goodput}, from a long pandas table of one setting
+    (columns ``mix``, ``group``, ``cca``, ``goodput_bps``; one row per mix, group and
+    algorithm), as :func:`coexist.fluid.equilibria.mix_table` and
+    :func:`coexist.measured.grouped_rates` give them, so model and measurement are read alike.
+    """
+    return {m: {(int(r.group), r.cca): r.goodput_bps for r in part.itertuples()}
+            for m, part in table.groupby("mix")}
+
+
 def mix_label(mix: Sequence[int]) -> str:
     """A mix of RTT groups as text, its BBR counts per group joined by dashes ("0-3-3")."""
     return "-".join(map(str, mix))

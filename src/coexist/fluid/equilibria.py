@@ -210,9 +210,7 @@ def equilibria(table: pd.DataFrame, tol: float = 0.0) -> pd.DataFrame:
     n_groups = len(table["mix"].iloc[0])
     size = int(table["group_size"].iloc[0])
     for b, part in table.groupby("buffer_bdp", sort=True):
-        rates = {m: {(int(r.group), r.cca): r.goodput_bps
-                     for r in grp.itertuples()} for m, grp in part.groupby("mix")}
-        found = nash.grouped_equilibria(rates, [size] * n_groups, tol)
+        found = nash.grouped_equilibria(nash.rates_by_mix(part), [size] * n_groups, tol)
         rows += [{"buffer_bdp": b, "mix": m, "mix_label": nash.mix_label(m),
                   "bbr_flows": sum(m)} for m in found]
     return pd.DataFrame(rows, columns=["buffer_bdp", "mix", "mix_label", "bbr_flows"])
