@@ -67,6 +67,12 @@ def test_runs_and_spread_and_error_by_range():
     assert one_two["mean_abs_error"] == pytest.approx(0.1)
     five_30 = acc[acc.buffer_range_bdp == "5-30"].iloc[0]
     assert five_30["mean_error"] == pytest.approx(-0.1)
+    # a model run at some of the measured buffers: aligned to the points, NaN elsewhere
+    grid = pd.DataFrame({"buffer_bdp": [10.0, 2.0], "share": [0.25, 0.45]})
+    at = measured.model_at(grid, pts, ["buffer_bdp"], "share")
+    assert np.isnan(at[0]) and np.isnan(at[2]) and list(at[[1, 3]]) == [0.45, 0.25]
+    with pytest.raises(ValueError, match="duplicate"):
+        measured.model_at(pd.concat([grid, grid]), pts, ["buffer_bdp"], "share")
 
 
 def test_observed_equilibria_from_mixes():

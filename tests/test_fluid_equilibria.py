@@ -75,6 +75,10 @@ def test_fluid_mixes_conserve_capacity_and_are_deterministic(monkeypatch):
     # within 1 %: fluid in flight or queued at the window edges is counted once
     assert (total <= 20e6 * 1.01).all() and (total > 0.8 * 20e6).all()
     assert (a.rtt_s == a.group.map({0: 0.01, 1: 0.03})).all()
+    # eq. (3)'s queueing delay q/C against the queue share of a buffer of 1 BDP of the
+    # shortest RTT (10 ms): delay = share x buffer / C = share x 10 ms, and never above it
+    assert np.allclose(a.queue_delay_s, a.queue_share * 1.0 * 0.01, rtol=1e-9)
+    assert (a.queue_delay_s > 0).all() and (a.queue_delay_s <= 0.01).all()
 
 
 def test_shallow_buffer_limit_bbr1_takes_over():
@@ -158,6 +162,21 @@ def test_two_flow_bbr_share_is_bbr_over_both():
     t = equilibria.simulate_mix((1,), group_size=2, group_rtts_s=[0.02], **kw).set_index("cca")
     assert share == pytest.approx(t.goodput_bps[nash.BBR] / t.goodput_bps.sum(), rel=1e-12)
     assert 0 < share < 1
+
+
+def test_two_flow_shares_cover_every_setting_in_both_models():
+    kw = dict(duration_s=4.0, warmup_s=1.0, step_s=1e-4)
+    t = equilibria.two_flow_shares([10e6, 20e6], [0.02], [1.5, 3.0], **kw)
+    assert len(t) == 2 * 1 * 2 * 2 and set(t.rtprop_expiry) == {False, True}
+    for r in t.itertuples():  # each row is the two-flow run of its setting
+        assert r.bbr_share == pytest.approx(equilibria.two_flow_bbr_share(
+            rtt_s=r.rtt_s, buffer_bdp=r.buffer_bdp, capacity_bps=r.capacity_bps,
+            rtprop_expiry=r.rtprop_expiry, **kw), rel=1e-12)
+        assert 0 < r.bbr_share < 1
+    with pytest.raises(ParameterError, match="capacities_bps"):
+        equilibria.two_flow_shares([0.0], [0.02], [2.0], **kw)
+    with pytest.raises(ParameterError, match="buffers_bdp"):
+        equilibria.two_flow_shares([10e6], [0.02], [], **kw)
 
 
 def test_two_flow_bbr_state_reads_the_same_run_and_eq9_only_lowers_rtprop():

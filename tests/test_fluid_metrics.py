@@ -35,6 +35,7 @@ def test_aggregate_on_a_hand_made_trace():
     m = metrics.aggregate(_trace(), warmup_s=0.0)
     assert m["jain"] == pytest.approx(1.0) and m["loss_rate"] == 0.0
     assert m["utilisation"] == pytest.approx(1.0) and m["queue_share"] == 0.0
+    assert m["queue_delay_s"] == 0.0
     assert m["jitter_s"] == 0.0
     t = np.arange(0, 1.0, 1e-4)
     # a queue at half the buffer, 10 % loss, and an RTT that alternates every 0.1 ms
@@ -42,6 +43,7 @@ def test_aggregate_on_a_hand_made_trace():
     m = metrics.aggregate(_trace(queue_pkts=np.full(len(t), 50.0), loss=np.full(len(t), 0.1),
                                  rtt_s=rtt), warmup_s=0.0)
     assert m["queue_share"] == pytest.approx(0.5) and m["loss_rate"] == pytest.approx(0.1)
+    assert m["queue_delay_s"] == pytest.approx(50.0 / PPS)  # eq. (3): q/C
     assert m["utilisation"] == pytest.approx(1.0)  # a standing queue keeps the link busy
     assert 0 < m["jitter_s"] <= 0.001 + 1e-12
     with pytest.raises(ParameterError, match="warmup_s"):

@@ -26,6 +26,9 @@ PALETTE = {
     "fluid model": "#e6ab02",
     "fluid model, RTprop expiring": "#a6761d",
 }
+#: The fluid model's two versions beside measurements: as published (eq. 9 only lowers
+#: RTprop) and with Linux BBR's RTprop filter expiring, keyed by ``rtprop_expiry``.
+FLUID = {False: "fluid model", True: "fluid model, RTprop expiring"}
 
 
 @alt.theme.register("coexist", enable=False)

@@ -105,6 +105,25 @@ def _ne_numerics(duration_s: float, warmup_s: float) -> tuple[Param, ...]:
 NE_NUMERICS = _ne_numerics(60.0, 20.0)
 
 
+def _fluid_runs(duration_s: float, warmup_s: float,
+                buffers_bdp: list[float] | None = None) -> tuple[Param, ...]:
+    """Parameters of the fluid-model runs a figure sets beside its measurements; the
+    defaults of the figures on measured data are the campaigns' duration and warm-up."""
+    buffers = () if buffers_bdp is None else (
+        _p("fluid_buffers_bdp", list, buffers_bdp, low=0.05, high=1000.0,
+           help="buffers at which the fluid model is run, BDP"),)
+    return (*buffers,
+            _p("fluid_duration_s", float, duration_s, low=2.0, high=600.0,
+               help="simulated time per fluid run, s"),
+            _p("fluid_warmup_s", float, warmup_s, low=0.0, high=600.0,
+               help="discarded start of each fluid run, s"),
+            _p("step_us", float, 50.0, low=1.0, high=200.0, help="integration step, us"))
+
+
+FLUID_RULE = ordered("fluid_warmup_s", "fluid_duration_s")
+TWO_FLOW_BUFFERS = [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0]  # two_flow.yaml
+
+
 ENTRIES: tuple[Entry, ...] = (
     Entry("derive-ware", "derive_ware.ipynb", "derivation",
           "Ware et al.'s model (Mishra eqs. 2-4)",
@@ -132,27 +151,34 @@ ENTRIES: tuple[Entry, ...] = (
           "BBRv2 in the fluid model (Scherrer eqs. 24-32)", _trace_spec(21.0, 10.5)),
     Entry("M-F1", "fig_m_f1.ipynb", "figure",
           "BBR share vs buffer, 1 CUBIC vs 1 BBR: Ware et al. vs Mishra et al.",
-          _spec(CAPACITY, RTT, *CURVE, DURATION, PACKET, rules=CURVE_RULES)),
+          _spec(CAPACITY, RTT, *CURVE, DURATION, PACKET,
+                *_fluid_runs(120.0, 30.0, TWO_FLOW_BUFFERS),
+                rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("M-F3", "fig_m_f3.ipynb", "figure",
           "Predicted BBR throughput, 1 CUBIC vs 1 BBR, four network settings",
           _spec(_p("capacities_mbps", list, [50.0, 100.0], low=0.0, high=100_000.0,
                    low_open=True, help="bottleneck capacities, Mbit/s"),
                 _p("rtts_ms", list, [40.0, 80.0], low=0.0, high=10_000.0, low_open=True,
                    help="base RTTs, ms"),
-                *CURVE, DURATION, PACKET, rules=CURVE_RULES)),
+                *CURVE, DURATION, PACKET, *_fluid_runs(120.0, 30.0, TWO_FLOW_BUFFERS),
+                rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("M-F4", "fig_m_f4.ipynb", "figure",
           "Per-flow throughput vs buffer, N CUBIC vs N BBR: predicted region",
           _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
                 RTT, _p("flows_per_cca", list, [5, 10], item=int, low=1, high=500,
                         help="CUBIC flows = BBR flows in each panel"),
-                *CURVE, DURATION, PACKET, rules=CURVE_RULES)),
+                *CURVE, DURATION, PACKET,
+                *_fluid_runs(120.0, 30.0, [1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0]),
+                rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("M-F5", "fig_m_f5.ipynb", "figure",
           "Per-flow BBR throughput vs number of BBR flows: diminishing returns",
           _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
                 _p("total_flows", list, [10, 20], item=int, low=2, high=1000),
                 _p("buffers_bdp", list, [3.0, 10.0], low=1.0, high=1000.0, low_open=True),
                 _p("rtt_ms", float, 40.0, low=0.0, high=10_000.0, low_open=True,
-                   help="base RTT of the measurements shown (the model does not depend on it)"))),
+                   help="base RTT of the measurements and the fluid model (the closed form "
+                        "does not depend on it)"),
+                *_fluid_runs(120.0, 30.0), rules=(FLUID_RULE,))),
     Entry("M-F6", "fig_m_f6.ipynb", "figure",
           "The equilibrium argument: points A, B and C against the fair share",
           _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
@@ -168,11 +194,12 @@ ENTRIES: tuple[Entry, ...] = (
                 *_ne_numerics(120.0, 30.0),  # as the mix-sweep campaign's runs
                 rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F8", "fig_m_f8.ipynb", "figure",
-          "Throughput per algorithm and queueing delay vs the mix (measured; also F-Exp1)",
+          "Throughput per algorithm and queueing delay vs the mix (also F-Exp1)",
           _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
                 _p("n_flows", int, 10, low=2, high=64),
                 _p("buffer_bdp", float, 2.0, low=0.01, high=1000.0),
-                _p("rtts_ms", list, [40.0, 5.0], low=0.0, high=10_000.0, low_open=True))),
+                _p("rtts_ms", list, [40.0, 5.0], low=0.0, high=10_000.0, low_open=True),
+                *_fluid_runs(120.0, 30.0), rules=(FLUID_RULE,))),
     Entry("M-F9", "fig_m_f9.ipynb", "figure",
           "Predicted Nash equilibrium region vs buffer, several capacities and RTTs",
           _spec(_p("n_flows", int, 50, low=2, high=1000),
@@ -221,15 +248,9 @@ ENTRIES: tuple[Entry, ...] = (
           _spec(CAPACITY, RTT, BUF_MIN,
                 _p("buffer_max_bdp", float, 250.0, low=1.0, high=1000.0, low_open=True),
                 POINTS, DURATION, PACKET,
-                _p("fluid_buffers_bdp", list, [1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0, 50.0,
-                                               100.0, 150.0, 250.0], low=0.05, high=1000.0,
-                   help="buffers at which the fluid model is run, BDP"),
-                _p("fluid_duration_s", float, 180.0, low=2.0, high=600.0,
-                   help="simulated time per fluid run, s"),
-                _p("fluid_warmup_s", float, 60.0, low=0.0, high=600.0,
-                   help="discarded start of each fluid run, s"),
-                _p("step_us", float, 50.0, low=1.0, high=200.0, help="integration step, us"),
-                rules=(*CURVE_RULES, ordered("fluid_warmup_s", "fluid_duration_s")))),
+                *_fluid_runs(180.0, 60.0, [1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0, 50.0, 100.0,
+                                           150.0, 250.0]),
+                rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("S-F1", "fig_s_f1.ipynb", "figure",
           "Reno vs BBRv1 sending rates over time: fluid model (and measured run)",
           _trace_spec(30.0, 1.0, _p("run_key", str, "100mbit-31.2ms-b1-reno1-bbr1-r0",

@@ -162,6 +162,18 @@ def error_by_range(measured: pd.DataFrame, predicted: dict[str, np.ndarray],
     return pd.DataFrame(rows)
 
 
+def model_at(model: pd.DataFrame, points: pd.DataFrame, on: list[str],
+             value: str) -> np.ndarray:
+    """A model's ``value`` at each row of ``points`` (the settings are matched exactly on
+    the columns ``on``), NaN where the model was not run: the prediction array
+    :func:`error_by_range` takes, for models computed at a grid rather than as a curve."""
+    dup = model.duplicated(on)
+    if dup.any():
+        raise ValueError(f"model has {int(dup.sum())} duplicate row(s) for the settings {on}; "
+                         "one value per setting is needed")
+    return points[on].merge(model[[*on, value]], on=on, how="left")[value].to_numpy(dtype=float)
+
+
 def observed_equilibria(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.DataFrame:
     """Empirical Nash equilibria per (capacity, RTT, buffer) from measured mixes.
 

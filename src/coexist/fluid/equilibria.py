@@ -91,6 +91,34 @@ def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
     return dict(cache.memo("two_flow_state", inputs, lambda: _two_flow_state(**inputs)))
 
 
+def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
+                    buffers_bdp: Sequence[float], *, duration_s: float, warmup_s: float,
+                    step_s: float = 5e-5, workers: int | None = None) -> pd.DataFrame:
+    """BBR's share in 1 CUBIC vs 1 BBRv1 (:func:`two_flow_bbr_share`) at every capacity,
+    RTT and buffer, as published and with the RTprop expiry: the fluid model's side of the
+    two-flow figures (Mishra Figs. 1 and 3). One row per run: ``capacity_bps``, ``rtt_s``,
+    ``buffer_bdp``, ``rtprop_expiry``, ``bbr_share``."""
+    caps = [float(c) for c in capacities_bps]
+    rtts = [float(r) for r in rtts_s]
+    buffers = [float(b) for b in buffers_bdp]
+    if not caps or any(not 1e3 <= c <= 1e11 for c in caps):
+        raise invalid("capacities_bps", capacities_bps, "one or more capacities in "
+                      "[1e3, 1e11] bit/s")
+    _check(rtts, 2, buffers, "bbr1", duration_s, warmup_s)
+    jobs = list(itertools.product(caps, rtts, buffers, (False, True)))
+
+    def one(job: tuple[float, float, float, bool]) -> float:
+        c, r, b, expiry = job
+        return two_flow_bbr_share(rtt_s=r, buffer_bdp=b, capacity_bps=c, duration_s=duration_s,
+                                  warmup_s=warmup_s, step_s=step_s, rtprop_expiry=expiry)
+
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        shares = list(pool.map(one, jobs))
+    table = pd.DataFrame(jobs, columns=["capacity_bps", "rtt_s", "buffer_bdp", "rtprop_expiry"])
+    table["bbr_share"] = shares
+    return table
+
+
 def _two_flow_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s, step_s,
                     rtprop_expiry) -> dict[str, float]:
     cfg, _ = _mix_config((1,), 2, [rtt_s], buffer_bdp, capacity_bps, "bbr1", duration_s,
@@ -135,6 +163,7 @@ def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, va
     out["utilisation"] = agg["utilisation"]
     out["loss_rate"] = agg["loss_rate"]
     out["queue_share"] = agg["queue_share"]
+    out["queue_delay_s"] = agg["queue_delay_s"]
     return out
 
 
@@ -162,7 +191,7 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
     A mix gives each RTT group's number of BBR flows (``0..group_size``); all
     ``(group_size + 1) ** len(group_rtts_s)`` mixes are simulated. Rows: buffer, mix (a
     tuple, and ``mix_label`` as text), group, its RTT, algorithm, per-flow goodput and the
-    run's utilisation, loss rate and queue share. ``mixes`` restricts the runs to some
+    run's utilisation, loss rate, queue share and mean queueing delay. ``mixes`` restricts the runs to some
     mixes (the equilibrium test needs them all).
     """
     from ..progress import tqdm

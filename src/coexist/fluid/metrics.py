@@ -56,6 +56,7 @@ def aggregate(tr: Trace, warmup_s: float = 2.0) -> dict:
         "buffer_pkts": cfg.buffer_pkts, "jain": jain(rates),
         "loss_rate": float((y * p).mean() / y.mean()) if y.mean() > 0 else 0.0,
         "queue_share": float(q.mean() / cfg.buffer_pkts),
+        "queue_delay_s": float(q.mean() / c),  # the queueing term q/C of eq. (3)
         "utilisation": float(sent.mean() / c),
         "jitter_s": float(jitter),
     }
