@@ -197,7 +197,7 @@ ENTRIES: tuple[Entry, ...] = (
           "Throughput per algorithm and queueing delay vs the mix (also F-Exp1)",
           _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
                 _p("n_flows", int, 10, low=2, high=64),
-                _p("buffer_bdp", float, 2.0, low=0.01, high=1000.0),
+                _p("buffer_bdp", float, 2.0, low=0.05, high=1000.0),
                 _p("rtts_ms", list, [40.0, 5.0], low=0.0, high=10_000.0, low_open=True),
                 *_fluid_runs(120.0, 30.0), rules=(FLUID_RULE,))),
     Entry("M-F9", "fig_m_f9.ipynb", "figure",
