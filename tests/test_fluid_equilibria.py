@@ -177,6 +177,12 @@ def test_two_flow_shares_cover_every_setting_in_both_models():
         equilibria.two_flow_shares([0.0], [0.02], [2.0], **kw)
     with pytest.raises(ParameterError, match="buffers_bdp"):
         equilibria.two_flow_shares([10e6], [0.02], [], **kw)
+    one = equilibria.two_flow_shares([10e6], [0.02], [1.5], versions=[False], **kw)
+    assert one.rtprop_expiry.tolist() == [False]
+    assert one.bbr_share.iloc[0] == t[(t.capacity_bps == 10e6) & (t.buffer_bdp == 1.5)
+                                      & ~t.rtprop_expiry].bbr_share.iloc[0]
+    with pytest.raises(ParameterError, match="versions"):
+        equilibria.two_flow_shares([10e6], [0.02], [1.5], versions=[], **kw)
 
 
 def test_two_flow_bbr_state_reads_the_same_run_and_eq9_only_lowers_rtprop():

@@ -93,11 +93,13 @@ def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
 
 def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
                     buffers_bdp: Sequence[float], *, duration_s: float, warmup_s: float,
-                    step_s: float = 5e-5, workers: int | None = None) -> pd.DataFrame:
+                    step_s: float = 5e-5, workers: int | None = None,
+                    versions: Sequence[bool] = (False, True)) -> pd.DataFrame:
     """BBR's share in 1 CUBIC vs 1 BBRv1 (:func:`two_flow_bbr_share`) at every capacity,
-    RTT and buffer, as published and with the RTprop expiry: the fluid model's side of the
-    two-flow figures (Mishra Figs. 1 and 3). One row per run: ``capacity_bps``, ``rtt_s``,
-    ``buffer_bdp``, ``rtprop_expiry``, ``bbr_share``."""
+    RTT and buffer, for each of ``versions`` (``rtprop_expiry`` off: as published; on:
+    with the Linux RTprop expiry): the fluid model's side of the two-flow figures (Mishra
+    Figs. 1 and 3). One row per run: ``capacity_bps``, ``rtt_s``, ``buffer_bdp``,
+    ``rtprop_expiry``, ``bbr_share``."""
     caps = [float(c) for c in capacities_bps]
     rtts = [float(r) for r in rtts_s]
     buffers = [float(b) for b in buffers_bdp]
@@ -105,7 +107,10 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
         raise invalid("capacities_bps", capacities_bps, "one or more capacities in "
                       "[1e3, 1e11] bit/s")
     _check(rtts, 2, buffers, "bbr1", duration_s, warmup_s)
-    jobs = list(itertools.product(caps, rtts, buffers, (False, True)))
+    if not versions or any(not isinstance(v, bool) for v in versions):
+        raise invalid("versions", versions, "one or more of False (as published) and True "
+                      "(RTprop expiry)")
+    jobs = list(itertools.product(caps, rtts, buffers, dict.fromkeys(versions)))
 
     def one(job: tuple[float, float, float, bool]) -> float:
         c, r, b, expiry = job
