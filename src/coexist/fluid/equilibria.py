@@ -196,8 +196,8 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
     A mix gives each RTT group's number of BBR flows (``0..group_size``); all
     ``(group_size + 1) ** len(group_rtts_s)`` mixes are simulated. Rows: buffer, mix (a
     tuple, and ``mix_label`` as text), group, its RTT, algorithm, per-flow goodput and the
-    run's utilisation, loss rate, queue share and mean queueing delay. ``mixes`` restricts the runs to some
-    mixes (the equilibrium test needs them all).
+    run's utilisation, loss rate, queue share and mean queueing delay (q/C, eq. 3).
+    ``mixes`` restricts the runs to some mixes (the equilibrium test needs them all).
     """
     from ..progress import tqdm
 
