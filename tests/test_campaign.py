@@ -76,6 +76,30 @@ warmup: 30
     assert [p.exp.duration_s for p in c.points] == [120, 180]
 
 
+def test_a_second_grid_adds_repeats_to_some_points(tmp_path):
+    text = """
+grid:
+  - {capacity: 50mbit, rtt: 40ms, buffer_bdp: [2, 5], flows: [{mix: 2}]}
+  - {capacity: 50mbit, rtt: 40ms, buffer_bdp: [5], flows: ["cubic:1,bbr:1"], repeats: 3}
+duration: 120
+warmup: 30
+"""
+    c = campaign.load(write(tmp_path, text))
+    keys = [p.key for p in c.points]
+    assert len(keys) == len(set(keys)) == 2 * 3 + 2  # 6 points, 2 more repeats of one
+    extra = [p for p in c.points if p.repeat > 0]
+    assert {p.key for p in extra} == {"50mbit-40ms-b5-cubic1-bbr1-r1",
+                                      "50mbit-40ms-b5-cubic1-bbr1-r2"}
+    first = next(p for p in c.points if p.key == "50mbit-40ms-b5-cubic1-bbr1-r0")
+    assert all(p.exp == first.exp for p in extra)
+    # the same key with other settings is a mistake, not a repeat
+    clash = text.replace("repeats: 3}", "repeats: 3, duration: 60}")
+    with pytest.raises(ParameterError, match="appears twice with different settings"):
+        campaign.load(write(tmp_path, clash))
+    with pytest.raises(ParameterError, match="grid repeats"):
+        campaign.load(write(tmp_path, text.replace("repeats: 3", "repeats: 0")))
+
+
 @pytest.mark.parametrize(("text", "match"), [
     ("grid: {capacity: 1mbit}", "missing"),
     (BASE + "speed: 3\n", "unknown key"),

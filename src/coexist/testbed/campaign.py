@@ -14,7 +14,9 @@ a point with ``max_attempts`` undisturbed invalid runs stays given up.
 
 Flow mixes can be written out (``"cubic:1,bbr:1"``) or generated:
 ``{mix: 10}`` is every split of 10 flows into CUBIC and BBR (0..10 BBR), and
-``{groups: {10ms: 3, 30ms: 3}}`` every per-group CUBIC/BBR split of RTT groups.
+``{groups: {10ms: 3, 30ms: 3}}`` every per-group CUBIC/BBR split of RTT groups. A grid may
+set its own ``repeats``; a point that an earlier grid of the file already lists with the same
+settings is the same point (so a second grid can add repeats to some points of the first).
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ from .topology import TestbedError
 from .wakeups import PROBE_S
 
 GRID_KEYS = {"capacity", "rtt", "buffer_bdp", "flows"}
-OPTIONAL_GRID_KEYS = {"load"}  # deliberate background load (see testbed.load); default none
+# deliberate background load (see testbed.load; default none), and a grid's own number of
+# repeats (default: the campaign's)
+OPTIONAL_GRID_KEYS = {"load", "repeats"}
 SETTINGS = {"duration": 60.0, "warmup": 10.0, "interval": 1.0, "sample": 0.5,
             "min_utilisation": 0.95}
 TOP_KEYS = {"name", "title", "figures", "grid", "repeats", "max_attempts", *SETTINGS}
@@ -146,13 +150,17 @@ def load(path: Path) -> Campaign:
                           f"{sorted(GRID_KEYS)} and optional overrides of {sorted(SETTINGS)}")
     points: dict[str, Point] = {}
     for grid in grids:
+        earlier = set(points)  # a point an earlier grid lists too is one point, if identical
+        grid_repeats = grid.get("repeats", repeats)
+        if not isinstance(grid_repeats, int) or not 1 <= grid_repeats <= 100:
+            raise _fail(path, f"grid repeats = {grid_repeats!r}; valid: an integer 1..100")
         unknown = set(grid) - GRID_KEYS - OPTIONAL_GRID_KEYS - set(SETTINGS)
         missing = GRID_KEYS - set(grid)
         if unknown or missing:
             raise _fail(path, f"grid keys: unknown {sorted(unknown)}, missing {sorted(missing)}")
         settings = {k: grid.get(k, doc.get(k, v)) for k, v in SETTINGS.items()}
         axes = {k: grid[k] if isinstance(grid[k], list) else [grid[k]]
-                for k in GRID_KEYS | (OPTIONAL_GRID_KEYS & set(grid))}
+                for k in GRID_KEYS | ({"load"} & set(grid))}
         mixes = [m for entry in axes["flows"] for m in _expand_flows(entry, path)]
         loads = axes.get("load", ["none"])
         bad = [x for x in loads if x not in LOAD_KINDS]
@@ -170,11 +178,15 @@ def load(path: Path) -> Campaign:
             if not isinstance(mu, (int, float)) or not 0 <= mu <= 1:
                 raise _fail(path, f"min_utilisation = {mu!r}; valid: 0..1")
             suffix = "" if kind == "none" else f"-load{kind}"
-            for r in range(repeats):
+            for r in range(grid_repeats):
                 key = f"{_slug(cap)}-{_slug(rtt)}-b{buf:g}-{_mix_slug(mix, exp)}{suffix}-r{r}"
+                point = Point(key, r, exp, float(mu), kind)
+                if key in earlier and points[key] == point:
+                    continue  # e.g. a second grid that adds repeats to some points
                 if key in points:
-                    raise _fail(path, f"grid point {key} appears twice")
-                points[key] = Point(key, r, exp, float(mu), kind)
+                    raise _fail(path, f"grid point {key} appears twice"
+                                + (" with different settings" if key in earlier else ""))
+                points[key] = point
     return Campaign(name, doc.get("title", name), tuple(doc.get("figures", ())),
                     tuple(points.values()), max_attempts, path)
 
