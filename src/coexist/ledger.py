@@ -90,36 +90,26 @@ def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float, *extra: Param) -> Spec:
                         at_most("rtt_min_ms", "rtt_max_ms")))
 
 
-# numerics of the fluid-model equilibrium search: every mix is one run. Runs must span
-# several ProbeRTT cycles (10 s each) for the shares to settle.
-def _ne_numerics(duration_s: float, warmup_s: float) -> tuple[Param, ...]:
-    return (
-        _p("duration_s", float, duration_s, low=2.0, high=600.0,
-           help="simulated time per mix, s"),
-        _p("warmup_s", float, warmup_s, low=0.0, high=600.0,
-           help="discarded start of each run, s"),
-        _p("step_us", float, 50.0, low=1.0, high=200.0, help="integration step, us"),
-    )
-
-
-NE_NUMERICS = _ne_numerics(60.0, 20.0)
-
-
-def _fluid_runs(duration_s: float, warmup_s: float,
-                buffers_bdp: list[float] | None = None) -> tuple[Param, ...]:
-    """Parameters of the fluid-model runs a figure sets beside its measurements; the
-    defaults of the figures on measured data are the campaigns' duration and warm-up."""
+def _fluid_runs(duration_s: float, warmup_s: float, buffers_bdp: list[float] | None = None,
+                prefix: str = "fluid_") -> tuple[Param, ...]:
+    """Parameters of a figure's fluid-model runs: their length, warm-up and step (and, with
+    ``buffers_bdp``, the buffers they run at). Beside measurements they carry the prefix
+    ``fluid_`` and default to the campaign's duration and warm-up; where the fluid model is
+    the figure's subject (the equilibrium searches, every mix one run) they have none."""
     buffers = () if buffers_bdp is None else (
-        _p("fluid_buffers_bdp", list, buffers_bdp, low=0.05, high=1000.0,
+        _p(f"{prefix}buffers_bdp", list, buffers_bdp, low=0.05, high=1000.0,
            help="buffers at which the fluid model is run, BDP"),)
     return (*buffers,
-            _p("fluid_duration_s", float, duration_s, low=2.0, high=600.0,
+            _p(f"{prefix}duration_s", float, duration_s, low=2.0, high=600.0,
                help="simulated time per fluid run, s"),
-            _p("fluid_warmup_s", float, warmup_s, low=0.0, high=600.0,
+            _p(f"{prefix}warmup_s", float, warmup_s, low=0.0, high=600.0,
                help="discarded start of each fluid run, s"),
             _p("step_us", float, 50.0, low=1.0, high=200.0, help="integration step, us"))
 
 
+# numerics of the fluid-model equilibrium search: every mix is one run. Runs must span
+# several ProbeRTT cycles (10 s each) for the shares to settle.
+NE_NUMERICS = _fluid_runs(60.0, 20.0, prefix="")
 FLUID_RULE = ordered("fluid_warmup_s", "fluid_duration_s")
 TWO_FLOW_BUFFERS = [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0]  # two_flow.yaml
 
@@ -203,7 +193,7 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("n_flows", int, 10, low=2, high=30),
                 _p("buffer_bdp", float, 2.0, low=1.0, high=100.0, low_open=True,
                    help="buffer, BDP (the closed form needs more than 1 BDP)"),
-                *_ne_numerics(120.0, 30.0),  # as the mix-sweep campaign's runs
+                *_fluid_runs(120.0, 30.0, prefix=""),  # as the mix-sweep campaign's runs
                 rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F8", "fig_m_f8.ipynb", "figure",
           "Throughput per algorithm and queueing delay vs the mix (also F-Exp1)",
