@@ -234,6 +234,28 @@ def test_bbr_operating_point_from_ss_samples():
         measured.bbr_operating_point(pd.DataFrame(rows), warmup_s=50.0)
 
 
+def test_cubic_bbr_regime_from_queue_and_ss_samples():
+    sockets = pd.DataFrame({"t_s": [10.0, 40.0, 40.5, 41.0, 41.0],
+                            "cca": ["cubic", "cubic", "cubic", "cubic", "bbr"],
+                            "cwnd": [1, 400, 100, 300, 7]})  # warm-up and BBR rows ignored
+    queue = pd.DataFrame({"t_s": [10.0, 40.0, 40.5, 41.0, 41.5],
+                          "backlog_bytes": [0.0, 10.0, 600.0, 999.0, 1000.0]})
+    r = measured.cubic_bbr_regime(sockets, queue, bdp_bytes=1000.0, warmup_s=30.0)
+    assert r["queue_samples"] == 4 and r["queue_below_bdp"] == 0.75
+    assert r["cwnd_samples"] == 3 and r["cubic_low_over_high"] == 0.25
+    with pytest.raises(data.DataError, match="after the warm-up"):
+        measured.cubic_bbr_regime(sockets, queue, bdp_bytes=1000.0, warmup_s=45.0)
+
+
+def test_cubic_bbr_regimes_cover_every_stored_two_flow_run():
+    r = measured.cubic_bbr_regimes("two_flow")
+    assert len(r) == len(measured.runs(measured.campaign_table("two_flow")))
+    assert r["queue_below_bdp"].between(0, 1).all()
+    assert (r["cubic_low_over_high"] > 0).all() and (r["cubic_low_over_high"] <= 1).all()
+    # a 1-BDP buffer holds at most a BDP, and only a packet short of full is under it
+    assert (r.loc[r["buffer_bdp"] == 1, "queue_below_bdp"] > 0.9).all()
+
+
 def test_bbr_operating_points_are_physical_in_every_stored_run():
     checked = 0
     for name in ("two_flow", "deep_buffer", "multi_flow"):  # campaigns with one base RTT

@@ -183,6 +183,9 @@ def test_two_flow_shares_cover_every_setting_in_both_models():
                                       & ~t.rtprop_expiry].bbr_share.iloc[0]
     with pytest.raises(ParameterError, match="versions"):
         equilibria.two_flow_shares([10e6], [0.02], [1.5], versions=[], **kw)
+    state = equilibria.two_flow_bbr_state(rtt_s=0.02, buffer_bdp=1.5, capacity_bps=10e6, **kw)
+    assert one.drop(columns=["capacity_bps", "rtt_s", "buffer_bdp", "rtprop_expiry"]).iloc[
+        0].to_dict() == {("bbr_share" if k == "share" else k): v for k, v in state.items()}
 
 
 def test_two_flow_bbr_state_reads_the_same_run_and_eq9_only_lowers_rtprop():
@@ -208,3 +211,34 @@ def test_two_flow_bbr_state_refuses_a_warmup_outside_the_run():
     with pytest.raises(ParameterError, match="warmup_s"):
         equilibria.two_flow_bbr_state(rtt_s=0.02, buffer_bdp=2.0, capacity_bps=20e6,
                                       duration_s=4.0, warmup_s=4.0, step_s=1e-4)
+
+
+def test_published_model_keeps_bbr_only_where_cubic_drains_the_queue():
+    """1 CUBIC vs 1 BBRv1, 100 Mbit/s, 2 BDP, as published. At 20 ms the queue never
+    drops under one BDP, so BBR's window (eq. 23) keeps its estimate falling and it
+    starves. At 80 ms CUBIC's window falls to a few percent of its highest, far below one
+    cut to beta = 0.7 (the per-loss cuts of eqs. 40a-b compound), the queue drains under
+    one BDP, and that is when BBR's estimate grows: it keeps a large share."""
+    kw = dict(buffer_bdp=2.0, capacity_bps=100e6, duration_s=60.0, warmup_s=20.0)
+    short = equilibria.two_flow_bbr_state(rtt_s=0.02, **kw)
+    assert short["share"] < 0.01 and short["queue_below_bdp"] < 0.05
+    long = equilibria.two_flow_bbr_state(rtt_s=0.08, **kw)
+    assert long["share"] > 0.4 and long["queue_below_bdp"] > 0.3
+    assert long["cubic_low_over_high"] < 0.1 < 0.7 * short["cubic_low_over_high"]
+    assert long["btl_growth_below_bdp"] > 0.9
+
+
+def test_lone_cubic_fills_the_link_at_20ms_and_swings_at_80ms():
+    """One CUBIC flow (eqs. 40-41), 100 Mbit/s, 2 BDP. At 20 ms it keeps a standing queue
+    and the link busy (utilisation 1, §4.3.4); at 80 ms its window swings to a fraction of a
+    percent of its peak and the link idles for long stretches."""
+    kw = dict(buffer_bdp=2.0, capacity_bps=100e6, duration_s=60.0, warmup_s=20.0)
+    short = equilibria.cubic_alone_state(rtt_s=0.02, **kw)
+    assert short["utilisation"] > 0.99 and short["queue_below_bdp"] == 0.0
+    assert short["cubic_low_over_high"] > 0.7  # never below one cut to beta
+    long = equilibria.cubic_alone_state(rtt_s=0.08, **kw)
+    assert long["utilisation"] < 0.7 and long["queue_below_bdp"] > 0.5
+    assert long["cubic_low_over_high"] < 0.05
+    with pytest.raises(ParameterError, match="warmup_s"):
+        equilibria.cubic_alone_state(rtt_s=0.02, buffer_bdp=2.0, capacity_bps=100e6,
+                                     duration_s=10.0, warmup_s=10.0)

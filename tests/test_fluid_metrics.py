@@ -167,3 +167,34 @@ def test_queue_share_between_windows():
     for bad in ((0.5, 0.5), (-0.1, 0.5), (0.5, 1.5)):
         with pytest.raises(ParameterError, match="window"):
             metrics.queue_share_between(tr, *bad)
+
+
+def test_cubic_bbr_regime_on_a_hand_made_trace():
+    """A quarter of the time under one BDP of queue, three quarters of the estimate's
+    growth made then, CUBIC's window from 100 down to 30 packets; a warm-up that leaves
+    only the deep-queue half sees none of it."""
+    t = np.arange(0, 1.0, 1e-4)
+    flows = (solve.Flow("cubic", 0.01, 0.01), solve.Flow("bbr1", 0.01, 0.01))
+    cfg = solve.Config(PPS, 400.0, flows, duration_s=1.0, sample_s=1e-4)
+    bdp = PPS * 0.02
+    x_btl = np.zeros((len(t), 2))
+    x_btl[:, 1] = np.interp(t, [0, 0.25, 0.5, 0.75, 1.0], [0, 3, 2, 3, 3])
+    window = np.tile(np.where(t < 0.5, 100.0, 30.0)[:, None], (1, 2))
+    tr = solve.Trace(cfg, t, np.full((len(t), 2), PPS / 2), window, np.full((len(t), 2), 0.02),
+                     np.where(t < 0.25, 0.5 * bdp, 1.5 * bdp), np.zeros(len(t)),
+                     np.full(len(t), PPS), {"x_btl": x_btl})
+    r = metrics.cubic_bbr_regime(tr, warmup_s=0.0)
+    assert r["queue_below_bdp"] == pytest.approx(0.25, abs=1e-3)
+    assert r["btl_growth_below_bdp"] == pytest.approx(0.75, abs=1e-3)
+    assert r["cubic_low_over_high"] == pytest.approx(0.3)
+    r = metrics.cubic_bbr_regime(tr, warmup_s=0.5)
+    assert r["queue_below_bdp"] == 0.0 and r["btl_growth_below_bdp"] == 0.0
+    assert r["cubic_low_over_high"] == 1.0
+    alone = solve.Trace(solve.Config(PPS, 400.0, flows[:1], duration_s=1.0, sample_s=1e-4),
+                        t, tr.rate_pps[:, :1], window[:, :1], tr.rtt_s[:, :1], tr.queue_pkts,
+                        tr.loss, tr.arrival_pps, {"x_btl": x_btl[:, :1]})
+    r = metrics.cubic_bbr_regime(alone, warmup_s=0.0)  # no BBR sender: no estimate to grow
+    assert r["queue_below_bdp"] == pytest.approx(0.25, abs=1e-3) and np.isnan(
+        r["btl_growth_below_bdp"])
+    with pytest.raises(ParameterError, match="trace"):
+        metrics.cubic_bbr_regime(_trace(), warmup_s=0.0)

@@ -365,21 +365,58 @@ def bbr_operating_points(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
     closed form for its buffer (NaN at or below 1 BDP, outside the model)."""
     from . import mishra
 
-    table = campaign_table(name, data_dir)
-    per_run = runs(table)
-    per_run = per_run[per_run["n_bbr"] > 0]
-    warmup = table.drop_duplicates("key").set_index("key")["warmup_s"]
-    rows = []
-    for r in per_run.itertuples():
-        path = Path(data_dir) / "runs" / name / r.key / "sockets.csv.gz"
-        point = bbr_operating_point(pd.read_csv(path), float(warmup[r.key]))
-        rows.append({**r._asdict(), **point})
-    cols = [*per_run.columns, "samples", "rtprop_s", "cwnd_segments", "probe_rtt_share",
-            "inflight_over_cwnd"]
-    out = pd.DataFrame(rows, columns=cols).drop(columns="Index", errors="ignore")
+    out = _per_run(name, data_dir, lambda t: t["n_bbr"] > 0,
+                   lambda run, _, w: bbr_operating_point(pd.read_csv(run / "sockets.csv.gz"), w),
+                   ["samples", "rtprop_s", "cwnd_segments", "probe_rtt_share",
+                    "inflight_over_cwnd"])
     x = out["buffer_bdp"].to_numpy(dtype=float)
     model = np.full(len(x), np.nan)
     model[x > 1] = out["rtt_s"].to_numpy(dtype=float)[x > 1] * (
         1 + mishra.cubic_min_occupancy_bdp(x[x > 1]))
     out["eq9_rtprop_s"] = model
     return out
+
+
+
+def cubic_bbr_regime(sockets: pd.DataFrame, queue: pd.DataFrame, bdp_bytes: float,
+                     warmup_s: float) -> dict[str, float]:
+    """What the fluid model's :func:`coexist.fluid.metrics.cubic_bbr_regime` reads, from a
+    run's samples after warm-up: the share of bottleneck-queue samples (``queue.csv``)
+    under one BDP, and the CUBIC flows' smallest cwnd over their largest (``ss`` samples,
+    ``sockets.csv``). Samples are 0.5 s apart, so the smallest cwnd is an upper bound on
+    the true trough."""
+    w = sockets[(sockets["cca"] == "cubic") & (sockets["t_s"] > warmup_s)]["cwnd"].dropna()
+    q = queue[queue["t_s"] > warmup_s]["backlog_bytes"].dropna()
+    if w.empty or q.empty:
+        raise data.DataError(f"no CUBIC cwnd or queue sample after the warm-up ({warmup_s:g} s)")
+    return {"queue_samples": len(q), "queue_below_bdp": float((q < bdp_bytes).mean()),
+            "cwnd_samples": len(w), "cubic_low_over_high": float(w.min() / w.max())}
+
+
+def cubic_bbr_regimes(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
+    """:func:`cubic_bbr_regime` for every valid run of a campaign with both a CUBIC and a
+    BBR flow: one row per run with its setting (as :func:`runs`). The BDP is the capacity
+    times the run's (shortest) base RTT."""
+    def read(run: Path, r, warmup_s: float) -> dict[str, float]:
+        return cubic_bbr_regime(pd.read_csv(run / "sockets.csv.gz"),
+                                pd.read_csv(run / "queue.csv.gz"),
+                                r.capacity_bps / 8 * r.rtt_s, warmup_s)
+
+    return _per_run(name, data_dir, lambda t: (t["n_bbr"] > 0) & (t["n_flows"] > t["n_bbr"]),
+                    read, ["queue_samples", "queue_below_bdp", "cwnd_samples",
+                           "cubic_low_over_high"])
+
+
+def _per_run(name, data_dir, keep, read, columns) -> pd.DataFrame:
+    """``read(run_directory, run, warmup_s)`` for each valid run of a campaign that
+    ``keep(per_run_table)`` selects, beside the run's setting."""
+    table = campaign_table(name, data_dir)
+    per_run = runs(table)
+    per_run = per_run[keep(per_run)]
+    warmup = table.drop_duplicates("key").set_index("key")["warmup_s"]
+    rows = []
+    for r in per_run.itertuples():
+        found = read(Path(data_dir) / "runs" / name / r.key, r, float(warmup[r.key]))
+        rows.append({**r._asdict(), **found})
+    return pd.DataFrame(rows, columns=[*per_run.columns, *columns]).drop(
+        columns="Index", errors="ignore")

@@ -83,12 +83,42 @@ def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
     in-flight data over its window in force (eqs. 13-15, 23): mean of rate times RTT
     (Little's law at each instant, eq. 3) over the mean window, which eq. (15) keeps at
     most 1. (The model's own inflight v of eq. 19 integrates rate differences and need not
-    stay near the data in flight.) Memoised on disk like :func:`simulate_mix`."""
+    stay near the data in flight.) ``queue_below_bdp``, ``btl_growth_below_bdp`` and
+    ``cubic_low_over_high`` say whether CUBIC drains the queue far enough for BBR's
+    estimate to grow (:func:`coexist.fluid.metrics.cubic_bbr_regime`). Memoised on disk
+    like :func:`simulate_mix`."""
     inputs = {"rtt_s": float(rtt_s), "buffer_bdp": float(buffer_bdp),
               "capacity_bps": float(capacity_bps), "duration_s": float(duration_s),
               "warmup_s": float(warmup_s), "step_s": float(step_s),
               "rtprop_expiry": bool(rtprop_expiry)}
     return dict(cache.memo("two_flow_state", inputs, lambda: _two_flow_state(**inputs)))
+
+
+def cubic_alone_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
+                      duration_s: float, warmup_s: float, step_s: float = 5e-5
+                      ) -> dict[str, float]:
+    """One CUBIC flow alone in the fluid model (eqs. 1-8, 40-41), after ``warmup_s``:
+    whether its window settles (``cubic_low_over_high`` near 1: the fixed point with a
+    steady trickle of loss) or swings deep enough to drain the queue under one BDP
+    (``queue_below_bdp``), read as in :func:`coexist.fluid.metrics.cubic_bbr_regime`; and
+    the link's utilisation. Memoised on disk like :func:`simulate_mix`."""
+    inputs = {"rtt_s": float(rtt_s), "buffer_bdp": float(buffer_bdp),
+              "capacity_bps": float(capacity_bps), "duration_s": float(duration_s),
+              "warmup_s": float(warmup_s), "step_s": float(step_s)}
+    return dict(cache.memo("cubic_alone", inputs, lambda: _cubic_alone_state(**inputs)))
+
+
+def _cubic_alone_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
+                       step_s) -> dict[str, float]:
+    cfg, _ = _mix_config((0,), 1, [rtt_s], buffer_bdp, capacity_bps, "bbr1", duration_s,
+                         step_s, False)
+    if not 0 <= warmup_s < duration_s:
+        raise invalid("warmup_s", warmup_s, f"0 <= warm-up < duration ({duration_s:g} s)")
+    tr = solve.run(cfg)
+    regime = metrics.cubic_bbr_regime(tr, warmup_s)
+    return {"queue_below_bdp": regime["queue_below_bdp"],
+            "cubic_low_over_high": regime["cubic_low_over_high"],
+            "utilisation": metrics.aggregate(tr, warmup_s)["utilisation"]}
 
 
 def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
@@ -99,7 +129,7 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
     RTT and buffer, for each of ``versions`` (``rtprop_expiry`` off: as published; on:
     with the Linux RTprop expiry): the fluid model's side of the two-flow figures (Mishra
     Figs. 1 and 3). One row per run: ``capacity_bps``, ``rtt_s``, ``buffer_bdp``,
-    ``rtprop_expiry``, ``bbr_share``."""
+    ``rtprop_expiry``, ``bbr_share`` and the rest of :func:`two_flow_bbr_state`."""
     caps = [float(c) for c in capacities_bps]
     rtts = [float(r) for r in rtts_s]
     buffers = [float(b) for b in buffers_bdp]
@@ -112,16 +142,15 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
                       "(RTprop expiry)")
     jobs = list(itertools.product(caps, rtts, buffers, dict.fromkeys(versions)))
 
-    def one(job: tuple[float, float, float, bool]) -> float:
+    def one(job: tuple[float, float, float, bool]) -> dict[str, float]:
         c, r, b, expiry = job
-        return two_flow_bbr_share(rtt_s=r, buffer_bdp=b, capacity_bps=c, duration_s=duration_s,
+        return two_flow_bbr_state(rtt_s=r, buffer_bdp=b, capacity_bps=c, duration_s=duration_s,
                                   warmup_s=warmup_s, step_s=step_s, rtprop_expiry=expiry)
 
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        shares = list(pool.map(one, jobs))
+        states = pd.DataFrame(list(pool.map(one, jobs))).rename(columns={"share": "bbr_share"})
     table = pd.DataFrame(jobs, columns=["capacity_bps", "rtt_s", "buffer_bdp", "rtprop_expiry"])
-    table["bbr_share"] = shares
-    return table
+    return pd.concat([table, states], axis=1)
 
 
 def _two_flow_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s, step_s,
@@ -138,7 +167,8 @@ def _two_flow_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s, st
     return {"share": float(good[i] / good.sum()),
             "rtprop_s": float(np.median(tr.bbr["tau_min"][late, i])),
             "probe_rtt_share": float(tr.bbr["m_prt"][late, i].mean()),
-            "inflight_over_cwnd": float(inflight / tr.window_pkts[late, i].mean())}
+            "inflight_over_cwnd": float(inflight / tr.window_pkts[late, i].mean()),
+            **metrics.cubic_bbr_regime(tr, warmup_s)}
 
 
 def _mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant, duration_s,

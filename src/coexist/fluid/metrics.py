@@ -124,6 +124,40 @@ def loss_episodes(tr: Trace, threshold: float = 1e-4) -> pd.DataFrame:
                                        "window_trough_ratio", "queue_min_share"])
 
 
+def cubic_bbr_regime(tr: Trace, warmup_s: float) -> dict[str, float]:
+    """Why BBRv1 keeps or loses its rate beside CUBIC, from a trace with a CUBIC sender
+    and, if any, a BBRv1 sender (the first of each), over ``t >= warmup_s``.
+
+    BBRv1's window is twice its estimated BDP, ``2 x_btl τmin`` (eq. 23). With more than
+    one BDP queued the RTT τ exceeds ``2 τmin`` and the window, not the pacing rate, sets
+    BBR's rate (eq. 15) below its estimate ``x_btl``; the next estimate (eqs. 17-20) is
+    then lower, period after period. Only a queue under one BDP lets the estimate grow, and
+    only CUBIC cutting its window deep enough drains the queue that far. So:
+
+    - ``queue_below_bdp``: share of the time with less than one BDP queued;
+    - ``btl_growth_below_bdp``: share of the estimate's increases (summed) made then
+      (NaN if it never grows or there is no BBRv1 sender);
+    - ``cubic_low_over_high``: CUBIC's smallest window over its largest. One cut is to
+      beta = 0.7 (eq. 41); eqs. (40a-b) cut again for every packet lost, so several lost
+      in one overflow compound, where a real CUBIC sender cuts once per round with losses.
+    The BDP is the capacity times the shortest base RTT.
+    """
+    late = _after(tr, warmup_s)
+    ccas = [f.cca for f in tr.config.flows]
+    if "cubic" not in ccas:
+        raise invalid("trace", ",".join(ccas), "a trace with a cubic flow (and maybe bbr1)")
+    bdp = tr.config.capacity_pps * min(f.d_p for f in tr.config.flows)
+    below = tr.queue_pkts[late] < bdp
+    up = np.zeros(0)
+    if "bbr1" in ccas:
+        up = np.clip(np.diff(tr.bbr["x_btl"][late, ccas.index("bbr1")]), 0.0, None)
+    window = tr.window_pkts[late, ccas.index("cubic")]
+    return {"queue_below_bdp": float(below.mean()),
+            "btl_growth_below_bdp": float(up[below[1:]].sum() / up.sum()) if up.sum() > 0
+            else float("nan"),
+            "cubic_low_over_high": float(window.min() / window.max())}
+
+
 def queue_share_between(tr: Trace, start_s: float, end_s: float) -> float:
     """The mean queue over the buffer (§4.3.3) for start_s <= t < end_s."""
     length = tr.t[-1] + (tr.t[1] - tr.t[0])  # the last sample covers one interval
