@@ -153,7 +153,7 @@ ENTRIES: tuple[Entry, ...] = (
                 *CURVE, DURATION, PACKET, *_fluid_runs(120.0, 30.0, TWO_FLOW_BUFFERS),
                 _p("sweep_capacity_mbps", float, 100.0, low=1.0, high=1000.0,
                    help="capacity of the published fluid model's RTT sweep, Mbit/s"),
-                _p("sweep_rtts_ms", list, [5.0, 20.0, 40.0, 60.0, 80.0], low=0.1,
+                _p("sweep_rtts_ms", list, [5.0, 20.0, 40.0, 45.0, 50.0, 60.0, 80.0], low=0.1,
                    high=1000.0, help="RTTs of the RTT sweep, ms"),
                 _p("sweep_buffers_bdp", list, [2.0, 5.0], low=0.05, high=1000.0,
                    help="buffers of the RTT sweep, BDP"),

@@ -394,15 +394,15 @@ def cubic_bbr_regime(sockets: pd.DataFrame, queue: pd.DataFrame, bdp_bytes: floa
 
 
 def cubic_bbr_regimes(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
-    """:func:`cubic_bbr_regime` for every valid run of a campaign with both a CUBIC and a
-    BBR flow: one row per run with its setting (as :func:`runs`). The BDP is the capacity
-    times the run's (shortest) base RTT."""
+    """:func:`cubic_bbr_regime` for every valid run of a campaign with a CUBIC flow, with
+    or without BBR flows: one row per run with its setting (as :func:`runs`). The BDP is
+    the capacity times the run's (shortest) base RTT."""
     def read(run: Path, r, warmup_s: float) -> dict[str, float]:
         return cubic_bbr_regime(pd.read_csv(run / "sockets.csv.gz"),
                                 pd.read_csv(run / "queue.csv.gz"),
                                 r.capacity_bps / 8 * r.rtt_s, warmup_s)
 
-    return _per_run(name, data_dir, lambda t: (t["n_bbr"] > 0) & (t["n_flows"] > t["n_bbr"]),
+    return _per_run(name, data_dir, lambda t: t["n_flows"] > t["n_bbr"],
                     read, ["queue_samples", "queue_below_bdp", "cwnd_samples",
                            "cubic_low_over_high"])
 
