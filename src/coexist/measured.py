@@ -377,7 +377,6 @@ def bbr_operating_points(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
     return out
 
 
-
 def cubic_bbr_regime(sockets: pd.DataFrame, queue: pd.DataFrame, bdp_bytes: float,
                      warmup_s: float) -> dict[str, float]:
     """What the fluid model's :func:`coexist.fluid.metrics.cubic_bbr_regime` reads, from a
