@@ -110,11 +110,8 @@ def cubic_alone_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
 
 def _cubic_alone_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
                        step_s) -> dict[str, float]:
-    cfg, _ = _mix_config((0,), 1, [rtt_s], buffer_bdp, capacity_bps, "bbr1", duration_s,
+    _, tr = _one_rtt_run((0,), 1, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
                          step_s, False)
-    if not 0 <= warmup_s < duration_s:
-        raise invalid("warmup_s", warmup_s, f"0 <= warm-up < duration ({duration_s:g} s)")
-    tr = solve.run(cfg)
     regime = metrics.cubic_bbr_regime(tr, warmup_s)
     return {"queue_below_bdp": regime["queue_below_bdp"],
             "cubic_low_over_high": regime["cubic_low_over_high"],
@@ -155,11 +152,8 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
 
 def _two_flow_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s, step_s,
                     rtprop_expiry) -> dict[str, float]:
-    cfg, _ = _mix_config((1,), 2, [rtt_s], buffer_bdp, capacity_bps, "bbr1", duration_s,
-                         step_s, rtprop_expiry)
-    if not 0 <= warmup_s < duration_s:
-        raise invalid("warmup_s", warmup_s, f"0 <= warm-up < duration ({duration_s:g} s)")
-    tr = solve.run(cfg)
+    cfg, tr = _one_rtt_run((1,), 2, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
+                           step_s, rtprop_expiry)
     good = metrics.per_flow(tr, warmup_s)["goodput_bps"].to_numpy()
     i = [f.cca for f in cfg.flows].index("bbr1")
     late = tr.t >= warmup_s
@@ -169,6 +163,16 @@ def _two_flow_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s, st
             "probe_rtt_share": float(tr.bbr["m_prt"][late, i].mean()),
             "inflight_over_cwnd": float(inflight / tr.window_pkts[late, i].mean()),
             **metrics.cubic_bbr_regime(tr, warmup_s)}
+
+
+def _one_rtt_run(mix, group_size, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
+                 step_s, rtprop_expiry) -> tuple[solve.Config, solve.Trace]:
+    """The BBRv1/CUBIC run of one RTT group, with a warm-up that leaves part of it."""
+    cfg, _ = _mix_config(mix, group_size, [rtt_s], buffer_bdp, capacity_bps, "bbr1",
+                         duration_s, step_s, rtprop_expiry)
+    if not 0 <= warmup_s < duration_s:
+        raise invalid("warmup_s", warmup_s, f"0 <= warm-up < duration ({duration_s:g} s)")
+    return cfg, solve.run(cfg)
 
 
 def _mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant, duration_s,
