@@ -31,6 +31,7 @@ def run(cfg: solve.Config) -> solve.Trace:
     w0 = np.broadcast_to(np.asarray(cfg.initial_window, dtype=float), (n,))
     w, w_max = w0.copy(), w0.copy()
     s = np.where(is_cubic, cubic.k_time(w_max), 0.0)
+    lost, in_rec = np.zeros(n), np.zeros(n)  # CUBIC with recovery episodes
     tau_min, m_prt, t_prt, t_pbw = dp.copy(), np.zeros(n), np.zeros(n), np.zeros(n)
     hold = np.zeros(n)
     prt_round = np.zeros(n)
@@ -83,10 +84,19 @@ def run(cfg: solve.Config) -> solve.Trace:
         p_ack = p_hist[back]
         # loss-based updates (eqs. 39-40)
         w_reno = np.maximum(w + h * reno.window_derivative(w, x_ack, p_ack), 1.0)
-        s_new = np.maximum(s + h * cubic.since_loss_derivative(s, x_ack, p_ack), 0.0)
-        w_max = np.where(is_cubic, w_max + h * cubic.w_max_derivative(w, w_max, x_ack, p_ack),
-                         w_max)
-        s = np.where(is_cubic, s_new, s)
+        if cfg.cubic_recovery:  # one cut per recovery episode, an RTT long
+            recovering = in_rec > 0.0
+            counted = np.where(recovering, lost, lost + h * x_ack * p_ack)
+            cut = is_cubic & ~recovering & (counted >= 1.0)
+            in_rec = np.where(is_cubic & recovering, in_rec - h, np.where(cut, tau, in_rec))
+            w_max = np.where(cut, w, w_max)
+            s = np.where(is_cubic, np.where(cut, 0.0, s) + h, s)
+            lost = np.where(cut, 0.0, np.where(is_cubic, counted, lost))
+        else:
+            s_new = np.maximum(s + h * cubic.since_loss_derivative(s, x_ack, p_ack), 0.0)
+            w_max = np.where(is_cubic,
+                             w_max + h * cubic.w_max_derivative(w, w_max, x_ack, p_ack), w_max)
+            s = np.where(is_cubic, s_new, s)
         w = np.where(is_reno, w_reno, w)
         # BBR updates (eqs. 9-32)
         y_then, q_then = y_hist[back], q_hist[back]

@@ -56,3 +56,15 @@ def test_a_sorted_row_by_column_facet_with_a_missing_cell_is_refused():
         x="t:Q", y="v:Q").facet(row=alt.Row("rr:N", sort=["A", "B", "C"]), column="c:N")
     with pytest.raises(figures.FigureError, match="cannot check"):
         figures.check_facet_grid(computed.to_dict())
+
+
+def test_fluid_version_names_follow_both_switches():
+    table = pd.DataFrame({"rtprop_expiry": [False, True, True, False],
+                          "cubic_recovery": [False, False, True, True]})
+    assert figures.fluid_names(table).tolist() == [
+        figures.FLUID[False], figures.FLUID[True],
+        "fluid model, RTprop expiring, CUBIC recovery", "fluid model, CUBIC recovery"]
+    # a table from before the CUBIC switch ran eqs. (40a-b) as published
+    old = pd.DataFrame({"rtprop_expiry": [True, False]})
+    assert figures.fluid_names(old).tolist() == [figures.FLUID[True], figures.FLUID[False]]
+    assert len(set(figures.FLUID_VERSIONS.values())) == 4

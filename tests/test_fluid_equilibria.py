@@ -184,8 +184,16 @@ def test_two_flow_shares_cover_every_setting_in_both_models():
     with pytest.raises(ParameterError, match="versions"):
         equilibria.two_flow_shares([10e6], [0.02], [1.5], versions=[], **kw)
     state = equilibria.two_flow_bbr_state(rtt_s=0.02, buffer_bdp=1.5, capacity_bps=10e6, **kw)
-    assert one.drop(columns=["capacity_bps", "rtt_s", "buffer_bdp", "rtprop_expiry"]).iloc[
-        0].to_dict() == {("bbr_share" if k == "share" else k): v for k, v in state.items()}
+    keys = ["capacity_bps", "rtt_s", "buffer_bdp", "rtprop_expiry", "cubic_recovery"]
+    assert one.drop(columns=keys).iloc[0].to_dict() == {
+        ("bbr_share" if k == "share" else k): v for k, v in state.items()}
+    assert not t.cubic_recovery.any()
+    rec = equilibria.two_flow_shares([10e6], [0.02], [1.5], versions=[True],
+                                     cubic_recovery=True, **kw)
+    assert rec.cubic_recovery.tolist() == [True] and rec.rtprop_expiry.tolist() == [True]
+    assert rec.bbr_share.iloc[0] == equilibria.two_flow_bbr_share(
+        rtt_s=0.02, buffer_bdp=1.5, capacity_bps=10e6, rtprop_expiry=True,
+        cubic_recovery=True, **kw)
 
 
 def test_two_flow_bbr_state_reads_the_same_run_and_eq9_only_lowers_rtprop():
@@ -242,3 +250,18 @@ def test_lone_cubic_fills_the_link_at_20ms_and_swings_at_80ms():
     with pytest.raises(ParameterError, match="warmup_s"):
         equilibria.cubic_alone_state(rtt_s=0.02, buffer_bdp=2.0, capacity_bps=100e6,
                                      duration_s=10.0, warmup_s=10.0)
+
+
+def test_one_cut_per_episode_removes_the_published_models_80ms_regime():
+    """The intervention behind the 80-ms regime: the same run as above with CUBIC cutting
+    once per loss episode. Its window no longer falls below one cut to beta, the queue
+    stays over one BDP, and BBR, as published (eqs. 9, 23), starves at 80 ms as it does at
+    20 ms. Alone, that CUBIC flow fills the link."""
+    kw = dict(buffer_bdp=2.0, capacity_bps=100e6, duration_s=60.0, warmup_s=20.0,
+              cubic_recovery=True)
+    two = equilibria.two_flow_bbr_state(rtt_s=0.08, **kw)
+    assert two["share"] < 0.01 and two["queue_below_bdp"] < 0.05
+    assert two["cubic_low_over_high"] > 0.6
+    alone = equilibria.cubic_alone_state(rtt_s=0.08, **kw)
+    assert alone["utilisation"] > 0.99 and alone["queue_below_bdp"] == 0.0
+    assert alone["cubic_low_over_high"] == pytest.approx(0.7, abs=0.02)

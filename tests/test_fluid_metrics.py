@@ -100,6 +100,20 @@ def test_cli_fluid_run_rtprop_expiry(capsys):
     assert share[True] > share[False] + 0.1
 
 
+def test_cli_fluid_run_cubic_recovery(capsys):
+    """A lone CUBIC flow at 80 ms in 2 BDP: eqs. (40a-b) leave the link partly idle, one
+    cut per loss episode fills it."""
+    args = ["fluid", "run", "--ccas", "cubic", "--capacity", "100mbit", "--rtt", "80ms",
+            "--buffer-bdp", "2", "--duration", "60", "--warmup", "30", "--json"]
+    util = {}
+    for extra in ([], ["--cubic-recovery"]):
+        assert cli.main(args + extra) == 0
+        out = json.loads(capsys.readouterr().out)
+        util[bool(extra)] = out["utilisation"]
+        assert out["cubic_recovery"] is bool(extra)
+    assert util[False] < 0.8 and util[True] > 0.97
+
+
 def test_cli_fluid_run_errors(capsys):
     assert cli.main(["fluid", "run", "--ccas", "bbr3", "--capacity", "20mbit", "--rtt",
                      "20ms", "--buffer-bdp", "2"]) == 2

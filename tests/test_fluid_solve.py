@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coexist.fluid import solve
+from coexist.fluid import cubic, solve
 from coexist.params import ParameterError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -112,6 +112,7 @@ def test_red_keeps_the_queue_lower_than_droptail():
     ({"initial_window": (10.0, 10.0)}, "one value per flow"),
     ({"initial_window": (0.5,)}, r"initial_window\[0\]"),
     ({"initial_window": [10.0]}, "or a tuple with one per flow"),
+    ({"cubic_recovery": 1}, "cubic_recovery"), ({"rtprop_expiry": "yes"}, "rtprop_expiry"),
 ])
 def test_config_errors_name_the_parameter(kw, name):
     args = dict(capacity_pps=PPS, buffer_pkts=100.0, flows=(solve.Flow("reno", 0.01, 0.01),))
@@ -299,3 +300,55 @@ def test_per_flow_initial_windows():
     for name in solve.Trace.OUTPUTS:
         np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), rtol=1e-9,
                                    atol=1e-9, err_msg=name)
+
+
+def test_cubic_recovery_agrees_with_reference():
+    """The one-cut-per-episode CUBIC, compiled and plain NumPy, across several cuts."""
+    cfg = solve.dumbbell(["cubic", "bbr1", "cubic"], capacity_bps=20e6,
+                         rtt_s=[0.02, 0.025, 0.03], buffer_bdp=1, duration_s=4.0,
+                         step_s=2e-4, sample_s=2e-3, initial_window=40.0,
+                         cubic_recovery=True)
+    fast, ref = solve.run(cfg), fluid_reference.run(cfg)
+    w = fast.window_pkts[:, 0]
+    assert np.sum(w[1:] < 0.9 * w[:-1]) >= 2  # the scenario cuts more than once
+    for name in solve.Trace.OUTPUTS:
+        np.testing.assert_allclose(getattr(fast, name), getattr(ref, name), rtol=1e-9,
+                                   atol=1e-9, err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def lone_cubic_80ms():
+    """One CUBIC flow, 100 Mbit/s, 80 ms, 2 BDP: eqs. (40-41) as published and with one
+    cut per recovery episode."""
+    out = {}
+    for recovery in (False, True):
+        cfg = solve.dumbbell(["cubic"], capacity_bps=C_BPS, rtt_s=0.08, buffer_bdp=2,
+                             duration_s=90.0, step_s=5e-5, sample_s=1e-3,
+                             cubic_recovery=recovery)
+        out[recovery] = solve.run(cfg)
+    return out
+
+
+def test_cubic_recovery_cuts_to_beta_once_per_episode(lone_cubic_80ms):
+    """Each cut restarts eq. (41) at β w_max, and cuts lie more than a round trip apart."""
+    tr = lone_cubic_80ms[True]
+    w = tr.window_pkts[:, 0]
+    cuts = np.flatnonzero(w[1:] < 0.9 * w[:-1]) + 1
+    assert len(cuts) >= 3
+    np.testing.assert_allclose(w[cuts] / w[cuts - 1], cubic.BETA_CUBIC, rtol=0.01)
+    gaps = np.diff(tr.t[cuts])
+    assert gaps.min() > tr.rtt_s[cuts, 0].max()
+
+
+def test_cubic_recovery_keeps_a_lone_flow_on_the_link(lone_cubic_80ms):
+    """Published eqs. (40a-b) keep cutting through an overflow: the lone flow's window
+    collapses and the link idles. Cutting once per episode, it swings between β and 1 of
+    its peak, as Linux CUBIC does, and fills the link."""
+    late = lone_cubic_80ms[False].t > 30
+    pub, rec = (lone_cubic_80ms[r] for r in (False, True))
+    w_pub, w_rec = pub.window_pkts[late, 0], rec.window_pkts[late, 0]
+    assert w_pub.min() / w_pub.max() < 0.1
+    assert w_rec.min() / w_rec.max() == pytest.approx(cubic.BETA_CUBIC, abs=0.02)
+    util = {r: t.rate_pps[late, 0].mean() * (1 - t.loss[late]).mean() / PPS
+            for r, t in lone_cubic_80ms.items()}
+    assert util[False] < 0.8 and util[True] > 0.97

@@ -301,7 +301,7 @@ def _fluid(args: argparse.Namespace) -> int:
     cfg = solve.dumbbell(ccas, capacity_bps=capacity, rtt_s=rtts, buffer_bdp=args.buffer_bdp,
                          duration_s=args.duration, aqm=args.aqm, sample_s=sample,
                          initial_window=max(1.0, pps * rtt_lo / len(ccas)),
-                         rtprop_expiry=args.rtprop_expiry)
+                         rtprop_expiry=args.rtprop_expiry, cubic_recovery=args.cubic_recovery)
     tr = solve.run(cfg)
     agg = metrics.aggregate(tr, args.warmup)
     flows = metrics.per_flow(tr, args.warmup)
@@ -309,13 +309,15 @@ def _fluid(args: argparse.Namespace) -> int:
         print(json.dumps({**agg, "capacity_bps": capacity, "rtt_s": [rtt_lo, rtt_hi],
                           "buffer_bdp": args.buffer_bdp, "duration_s": args.duration,
                           "warmup_s": args.warmup, "rtprop_expiry": args.rtprop_expiry,
+                          "cubic_recovery": args.cubic_recovery,
                           "per_flow": flows.to_dict("records")},
                          indent=2))
         return 0
     print(f"fluid model: {len(ccas)} flows ({args.ccas}), {capacity / 1e6:g} Mbit/s, RTT "
           f"{args.rtt}, buffer {args.buffer_bdp:g} BDP, {args.aqm}, {args.duration:g} s "
           f"(metrics after {args.warmup:g} s)"
-          + (", RTprop filter expiring as in Linux" if args.rtprop_expiry else ""))
+          + (", RTprop filter expiring as in Linux" if args.rtprop_expiry else "")
+          + (", CUBIC cutting once per loss episode" if args.cubic_recovery else ""))
     for key in ("jain", "loss_rate", "queue_share", "utilisation"):
         print(f"  {key:<12} {agg[key]:.4f}")
     print(f"  {'jitter':<12} {agg['jitter_s'] * 1e3:.4f} ms")
@@ -480,6 +482,10 @@ def build_parser() -> argparse.ArgumentParser:
     frun.add_argument("--rtprop-expiry", action="store_true",
                       help="beyond the paper: BBR's RTprop takes the RTT sampled at each "
                            "ProbeRTT entry (Linux's 10-s filter expiry), not only lower ones")
+    frun.add_argument("--cubic-recovery", action="store_true",
+                      help="beyond the paper: CUBIC cuts its window once per loss episode "
+                           "(one round trip of recovery), as Linux does, not at every loss "
+                           "of eq. 40")
     frun.add_argument("--json", action="store_true")
     frun.set_defaults(func=_fluid)
 

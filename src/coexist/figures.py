@@ -25,10 +25,25 @@ PALETTE = {
     "measured (this testbed)": "#222222",
     "fluid model": "#e6ab02",
     "fluid model, RTprop expiring": "#a6761d",
+    "fluid model, RTprop expiring, CUBIC recovery": "#1f78b4",
 }
 #: The fluid model's two versions beside measurements: as published (eq. 9 only lowers
 #: RTprop) and with Linux BBR's RTprop filter expiring, keyed by ``rtprop_expiry``.
 FLUID = {False: "fluid model", True: "fluid model, RTprop expiring"}
+#: Every version, keyed by (``rtprop_expiry``, ``cubic_recovery``): the two above and the
+#: same with CUBIC cutting once per loss episode (:mod:`coexist.fluid.solve`).
+FLUID_VERSIONS = {(False, False): FLUID[False], (True, False): FLUID[True],
+                  (False, True): "fluid model, CUBIC recovery",
+                  (True, True): "fluid model, RTprop expiring, CUBIC recovery"}
+
+
+def fluid_names(table: pd.DataFrame) -> pd.Series:
+    """The version name of each fluid-model row, from its ``rtprop_expiry`` and
+    ``cubic_recovery`` columns (a table without the latter ran eqs. 40a-b as published)."""
+    recovery = (table["cubic_recovery"] if "cubic_recovery" in table
+                else pd.Series(False, index=table.index))
+    keys = zip(table["rtprop_expiry"].astype(bool), recovery.astype(bool), strict=True)
+    return pd.Series([FLUID_VERSIONS[k] for k in keys], index=table.index)
 
 
 @alt.theme.register("coexist", enable=False)

@@ -34,8 +34,8 @@ How the paper's equations are read where it leaves room:
   ``inflight_hi_factor`` initial windows (Insight 5 depends on it).
 - Windows never go below one packet.
 
-One extension beyond the paper, off by default (``rtprop_expiry``): Linux BBR's RTprop
-filter and ProbeRTT timing. Eq. (9) only ever lowers τmin, so BBR's RTprop stays at the
+Two extensions beyond the paper, off by default. The first (``rtprop_expiry``): Linux
+BBR's RTprop filter and ProbeRTT timing. Eq. (9) only ever lowers τmin, so BBR's RTprop stays at the
 propagation delay whatever the queue. Linux BBR keeps its min-RTT for 10 s only: when that
 filter expires (which is when ProbeRTT starts) the next RTT sample replaces it, even a
 larger one, and ProbeRTT's own samples can then only lower it. Beside loss-based flows
@@ -51,6 +51,19 @@ unchanged. (The model's inflight v of eq. 19 cannot serve as the drain
 test: it is an integral of rate differences that need not return to the window.) Mishra et
 al.'s closed form rests on the same mechanism (their RTprop includes the queue), and the
 book tests how far it explains the fluid model's gap to measurements.
+
+The second (``cubic_recovery``): CUBIC cuts its window once per loss episode, as Linux
+does. Eqs. (40a-b) pull ``s`` towards 0 and ``w_max`` towards the window at the rate
+losses arrive, for as long as they arrive; in an overflow that lasts a round trip they
+keep cutting a window that has already been cut, and the window can collapse to a small
+fraction of its peak. Linux reduces cwnd once when it enters fast recovery and not again
+for losses in the same window of data; recovery ends when that window has been
+acknowledged, about one round trip later. With the option on, a CUBIC flow counts its expected lost
+packets (the integral of x(t - d_p) p(t - d_b), the same loss rate as eq. 40); when one
+packet is lost it sets ``w_max`` to its window and ``s`` to 0 (so eq. 41 restarts at
+β w_max) and counts no loss for the RTT it sees then; between episodes ``s`` grows at 1
+per second and ``w_max`` stays. Linux's fast convergence (a lower ``w_max`` when a cut
+comes below the previous one) and TCP-friendly region are left out, as in eq. (41).
 """
 
 from __future__ import annotations
@@ -100,6 +113,7 @@ class Config:
     initial_window: float | tuple[float, ...] = 10.0  # packets; one value, or one per flow
     inflight_hi_factor: float = 1.25
     rtprop_expiry: bool = False
+    cubic_recovery: bool = False
     extra: dict = field(default_factory=dict, compare=False)
 
     def check(self) -> Config:
@@ -141,6 +155,8 @@ class Config:
             raise invalid("initial_window", self.initial_window, ">= 1 packet")
         if not isinstance(self.rtprop_expiry, bool):
             raise invalid("rtprop_expiry", self.rtprop_expiry, "True or False")
+        if not isinstance(self.cubic_recovery, bool):
+            raise invalid("cubic_recovery", self.cubic_recovery, "True or False")
         if not self.inflight_hi_factor > 0:
             raise invalid("inflight_hi_factor", self.inflight_hi_factor,
                       "> 0 (BBRv2's initial inflight_hi, in initial windows)")
@@ -172,7 +188,7 @@ def _step(v):
 
 @njit(cache=True, nogil=True)  # nogil: independent runs may share a process's threads
 def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h, n_steps,
-               every, w0, c_cubic, beta, w_hi0, k_win, expiry):
+               every, w0, c_cubic, beta, w_hi0, k_win, expiry, recovery):
     n = cca.shape[0]
     ring = int(max(df_steps.max(), db_steps.max()) + df_steps.max() + db_steps.max()) + 2
     x_hist = np.zeros((ring, n))
@@ -183,6 +199,8 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
     w = w0.copy()
     s = np.zeros(n)
     w_max = w0.copy()
+    lost = np.zeros(n)  # CUBIC with recovery episodes: packets lost since the last episode
+    in_rec = np.zeros(n)  # ... and the time left in the current one
     # BBR state (eqs. 9-32); BBR's start-up is not modelled: it starts in ProbeBW with
     # its bandwidth estimate at the initial window's rate and its RTprop at the path's
     tau_min = dp_s.copy()
@@ -273,6 +291,17 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
                 w[i] += h * (x_ack * (1.0 - p_ack) / w[i] - x_ack * p_ack * w[i] / 2.0)
                 if w[i] < 1.0:
                     w[i] = 1.0
+            elif cca[i] == 1 and recovery:  # CUBIC, one cut per recovery episode
+                if in_rec[i] > 0.0:
+                    in_rec[i] -= h  # losses of the window already cut are not counted
+                else:
+                    lost[i] += h * x_ack * p_ack
+                    if lost[i] >= 1.0:  # the first packet lost: cut to β w and recover
+                        w_max[i] = w[i]
+                        s[i] = 0.0
+                        lost[i] = 0.0
+                        in_rec[i] = tau[i]
+                s[i] += h
             elif cca[i] == 1:  # CUBIC, eqs. (40a-b)
                 ds = 1.0 - s[i] * x_ack * p_ack
                 dwm = (w[i] - w_max[i]) * x_ack * p_ack
@@ -431,7 +460,8 @@ def run(cfg: Config) -> Trace:
         np.array([f.d_p for f in cfg.flows]), float(cfg.capacity_pps), float(cfg.buffer_pkts),
         AQMS[cfg.aqm], float(cfg.k_sigmoid), float(cfg.l_droptail), h, n_steps, every,
         initial_windows(cfg), cubic.C_CUBIC, cubic.BETA_CUBIC,
-        float(cfg.inflight_hi_factor), float(cfg.k_window), bool(cfg.rtprop_expiry))
+        float(cfg.inflight_hi_factor), float(cfg.k_window), bool(cfg.rtprop_expiry),
+        bool(cfg.cubic_recovery))
     t = np.arange(link.shape[1]) * every * h
     bbr = {name: out[3 + j] for j, name in enumerate(BBR_FIELDS)}
     return Trace(cfg, t, out[0], out[1], out[2], link[0], link[1], link[2], bbr)
