@@ -27,7 +27,7 @@ PALETTE = {
     "fluid model, RTprop expiring": "#a6761d",
     "fluid model, RTprop expiring, CUBIC recovery": "#1f78b4",
 }
-#: The fluid model's two versions beside measurements: as published (eq. 9 only lowers
+#: The fluid model's first two versions: as published (eq. 9 only lowers
 #: RTprop) and with Linux BBR's RTprop filter expiring, keyed by ``rtprop_expiry``.
 FLUID = {False: "fluid model", True: "fluid model, RTprop expiring"}
 #: Every version, keyed by (``rtprop_expiry``, ``cubic_recovery``): the two above and the
@@ -35,6 +35,9 @@ FLUID = {False: "fluid model", True: "fluid model, RTprop expiring"}
 FLUID_VERSIONS = {(False, False): FLUID[False], (True, False): FLUID[True],
                   (False, True): "fluid model, CUBIC recovery",
                   (True, True): "fluid model, RTprop expiring, CUBIC recovery"}
+#: The versions set beside measurements, as (``rtprop_expiry``, ``cubic_recovery``): as
+#: published, with the RTprop expiry, and with both Linux mechanisms.
+FLUID_SHOWN = ((False, False), (True, False), (True, True))
 
 
 def fluid_names(table: pd.DataFrame) -> pd.Series:
