@@ -224,7 +224,10 @@ ENTRIES: tuple[Entry, ...] = (
                    help="RTTs at which the fluid model's equilibria are searched, ms"),
                 _p("fluid_buffers_bdp", list, [0.5, 2.0, 5.0, 10.0, 20.0], low=0.05,
                    high=100.0, help="buffers of the fluid model's equilibrium search, BDP"),
-                *NE_NUMERICS, rules=(ordered("warmup_s", "duration_s"),))),
+                # as long as the measured runs it is compared with (M-F11 searches with
+                # 60-s runs; the third version's deep-buffer equilibria differ between them)
+                *_fluid_runs(120.0, 30.0, prefix=""),
+                rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F11", "fig_m_f11.ipynb", "figure",
           "Nash equilibria from the fluid model, CUBIC vs BBRv1 and vs BBRv2, one RTT",
           _spec(FLUID_CAPACITY,
