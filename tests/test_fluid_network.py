@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coexist.fluid import cubic, network, reno
+from coexist.params import ParameterError
 
 C, B = 8333.0, 1000.0  # 100 Mbit/s in 1500-byte packets; a 1000-packet buffer
 
@@ -100,3 +101,47 @@ def test_cubic_eq40_loss_resets_s_and_moves_w_max():
     assert cubic.since_loss_derivative(3.0, 5000.0, 0.01) == pytest.approx(1 - 150.0)
     assert cubic.w_max_derivative(80.0, 100.0, 5000.0, 0.0) == 0.0
     assert cubic.w_max_derivative(80.0, 100.0, 5000.0, 0.01) == pytest.approx(-20.0 * 50.0)
+
+
+def _eq40_in_time(s, wm, lam, seconds, h=1e-6):
+    """Eqs. (40a-b) stepped in time at a constant loss rate lam = x p (packets/s)."""
+    for _ in range(int(round(seconds / h))):
+        w = float(cubic.window(s, wm))
+        s, wm = (s + h * float(cubic.since_loss_derivative(s, lam, 1.0)),
+                 wm + h * float(cubic.w_max_derivative(w, wm, lam, 1.0)))
+    return s, wm, float(cubic.window(s, wm))
+
+
+@pytest.mark.parametrize("start_over_k", [1.0, 4.0])
+def test_cubic_episode_is_eq40_in_loss_time(start_over_k):
+    """Through an overflow (x p s >> 1) eqs. (40a-b) depend on the packets lost, not on
+    how fast: the loss-time solution agrees with the equations stepped in time, from the
+    plateau and from far up the convex branch."""
+    wm0 = 400.0
+    s0 = start_over_k * float(cubic.k_time(wm0))
+    for lost in (1.0, 5.0):
+        _, _, w_time = _eq40_in_time(s0, wm0, lam=4000.0, seconds=lost / 4000.0)
+        _, _, w_loss = cubic.episode(s0, wm0, lost)
+        assert w_loss == pytest.approx(w_time, rel=5e-3)
+
+
+def test_cubic_episode_from_the_plateau_compounds_per_lost_packet():
+    """From w = w_max, one lost packet leaves the window near its peak, two about one
+    Linux cut (beta), and each further one takes a factor e^-(1-beta) more."""
+    wm0 = 1000.0
+    k = float(cubic.k_time(wm0))
+    assert cubic.episode(k, wm0, 0.0)[2] == pytest.approx(wm0)
+    after = np.array([cubic.episode(k, wm0, lost)[2] / wm0 for lost in range(0, 21)])
+    assert np.all(np.diff(after) < 0)
+    assert after[2] == pytest.approx(cubic.BETA_CUBIC, abs=0.02)
+    slope = np.diff(np.log(after[10:]))
+    np.testing.assert_allclose(slope, -(1 - cubic.BETA_CUBIC), rtol=1e-4)
+    offset = 20 + np.log(after[20] / cubic.BETA_CUBIC) / (1 - cubic.BETA_CUBIC)
+    assert offset == pytest.approx(1.9, abs=0.01)
+
+
+def test_cubic_episode_errors_name_the_parameter():
+    with pytest.raises(ParameterError, match="lost_pkts"):
+        cubic.episode(1.0, 100.0, -1.0)
+    with pytest.raises(ParameterError, match="w_max0"):
+        cubic.episode(1.0, 0.0, 1.0)
