@@ -88,16 +88,21 @@ def test_cli_fluid_run_json_and_errors(capsys):
     assert out["rtprop_expiry"] is False
 
 
+def _without_and_with(capsys, args: list[str], flag: str, field: str) -> dict[bool, dict]:
+    """``coexist fluid run`` without and with ``flag``; the JSON says which it ran."""
+    outs = {}
+    for on in (False, True):
+        assert cli.main(args + ([flag] if on else [])) == 0
+        outs[on] = json.loads(capsys.readouterr().out)
+        assert outs[on][field] is on
+    return outs
+
+
 def test_cli_fluid_run_rtprop_expiry(capsys):
     args = ["fluid", "run", "--ccas", "cubic,bbr1", "--capacity", "20mbit", "--rtt", "40ms",
             "--buffer-bdp", "5", "--duration", "25", "--warmup", "12", "--json"]
-    share = {}
-    for extra in ([], ["--rtprop-expiry"]):
-        assert cli.main(args + extra) == 0
-        out = json.loads(capsys.readouterr().out)
-        share[bool(extra)] = out["per_flow"][1]["share"]
-        assert out["rtprop_expiry"] is bool(extra)
-    assert share[True] > share[False] + 0.1
+    out = _without_and_with(capsys, args, "--rtprop-expiry", "rtprop_expiry")
+    assert out[True]["per_flow"][1]["share"] > out[False]["per_flow"][1]["share"] + 0.1
 
 
 def test_cli_fluid_run_cubic_recovery(capsys):
@@ -105,13 +110,8 @@ def test_cli_fluid_run_cubic_recovery(capsys):
     cut per loss episode fills it."""
     args = ["fluid", "run", "--ccas", "cubic", "--capacity", "100mbit", "--rtt", "80ms",
             "--buffer-bdp", "2", "--duration", "60", "--warmup", "30", "--json"]
-    util = {}
-    for extra in ([], ["--cubic-recovery"]):
-        assert cli.main(args + extra) == 0
-        out = json.loads(capsys.readouterr().out)
-        util[bool(extra)] = out["utilisation"]
-        assert out["cubic_recovery"] is bool(extra)
-    assert util[False] < 0.8 and util[True] > 0.97
+    out = _without_and_with(capsys, args, "--cubic-recovery", "cubic_recovery")
+    assert out[False]["utilisation"] < 0.8 and out[True]["utilisation"] > 0.97
 
 
 def test_cli_fluid_run_errors(capsys):
