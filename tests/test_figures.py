@@ -68,3 +68,5 @@ def test_fluid_version_names_follow_both_switches():
     old = pd.DataFrame({"rtprop_expiry": [True, False]})
     assert figures.fluid_names(old).tolist() == [figures.FLUID[True], figures.FLUID[False]]
     assert len(set(figures.FLUID_VERSIONS.values())) == 4
+    # the versions drawn beside measurements keep one colour across figures
+    assert all(figures.FLUID_VERSIONS[v] in figures.PALETTE for v in figures.FLUID_SHOWN)
