@@ -66,3 +66,29 @@ def test_memoised_mix_equals_a_fresh_run(memo_dir, monkeypatch):
     pd.testing.assert_frame_equal(first, fresh)
     monkeypatch.setenv(cache.ENV, str(memo_dir))
     pd.testing.assert_frame_equal(equilibria.simulate_mix((1,), **kw), fresh)
+
+
+def test_a_result_being_computed_elsewhere_is_waited_for(memo_dir):
+    """Two callers asking for the same result at once (parallel book pages share runs):
+    one computes, the other waits for it and reads it; other keys do not wait."""
+    import threading
+    import time
+
+    started, calls = threading.Event(), []
+
+    def slow():
+        calls.append(threading.get_ident())
+        started.set()
+        time.sleep(0.5)
+        return {"value": len(calls)}
+
+    results = []
+    first = threading.Thread(target=lambda: results.append(cache.memo("k", {"a": 1}, slow)))
+    first.start()
+    started.wait(5)
+    t0 = time.perf_counter()
+    assert cache.memo("k", {"a": 2}, lambda: {"value": "other"}) == {"value": "other"}
+    assert time.perf_counter() - t0 < 0.4  # a different key is not held up
+    results.append(cache.memo("k", {"a": 1}, slow))  # waits for the first thread's result
+    first.join()
+    assert results == [{"value": 1}, {"value": 1}] and len(calls) == 1

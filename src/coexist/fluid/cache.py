@@ -11,6 +11,7 @@ disables it.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import json
@@ -58,19 +59,42 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any]) -> Any:
 
     Results are written atomically (a temporary file renamed into place), so concurrent
     threads or processes never read half a file; an unreadable entry is computed again.
+    A caller that finds the same result being computed by another thread or process (the
+    book executes pages in parallel, and several figures share runs) waits for it instead
+    of computing it a second time: each key has a lock file held while it is computed.
     """
     where = directory()
     if where is None:
         return compute()
     path = where / kind / f"{key(kind, inputs)}.pkl"
+    found = _load(path)
+    if found is not _MISSING:
+        return found
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.with_suffix(".lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        found = _load(path)  # computed by whoever held the lock before us
+        if found is not _MISSING:
+            return found
+        value = compute()
+        _store(path, value)
+    return value
+
+
+_MISSING = object()
+
+
+def _load(path: Path) -> Any:
     if path.exists():
         try:
             with path.open("rb") as f:
                 return pickle.load(f)
         except (OSError, EOFError, pickle.UnpicklingError):
             pass
-    value = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    return _MISSING
+
+
+def _store(path: Path, value: Any) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -79,4 +103,3 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any]) -> Any:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    return value
