@@ -51,3 +51,20 @@ def test_notebooks_are_committed_without_outputs(root):
     for path in (root / "notebooks").glob("*.ipynb"):
         nb = nbformat.read(path, as_version=4)
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), path.name
+
+
+@pytest.mark.parametrize("e", ledger.ENTRIES, ids=lambda e: e.id)
+def test_every_warmup_must_end_before_its_run(e):
+    """A warm-up as long as its run would leave nothing to average: refused, by name."""
+    from coexist.params import ParameterError
+
+    defaults = e.spec.defaults()
+    durations = [n for n in defaults if n.endswith("duration_s")]
+    for name in (n for n in defaults if n.endswith("warmup_s")):
+        # its run: the duration with the same prefix, else the entry's only duration
+        duration = name.replace("warmup_s", "duration_s")
+        if duration not in defaults and len(durations) == 1:
+            duration = durations[0]
+        assert duration in defaults, f"{e.id}: which run does {name} belong to?"
+        with pytest.raises(ParameterError, match=name):
+            e.spec.validate({**defaults, name: defaults[duration]})

@@ -35,9 +35,9 @@ FLUID = {False: "fluid model", True: "fluid model, RTprop expiring"}
 FLUID_VERSIONS = {(False, False): FLUID[False], (True, False): FLUID[True],
                   (False, True): "fluid model, CUBIC recovery",
                   (True, True): "fluid model, RTprop expiring, CUBIC recovery"}
-#: The versions set beside measurements, as (``rtprop_expiry``, ``cubic_recovery``): as
+#: The versions set beside measurements, by (``rtprop_expiry``, ``cubic_recovery``): as
 #: published, with the RTprop expiry, and with both Linux mechanisms.
-FLUID_SHOWN = ((False, False), (True, False), (True, True))
+FLUID_SHOWN = {v: FLUID_VERSIONS[v] for v in ((False, False), (True, False), (True, True))}
 
 
 def fluid_names(table: pd.DataFrame) -> pd.Series:

@@ -70,10 +70,12 @@ TRACE_RTT = _p("rtt_ms", float, 31.2, low=0.1, high=1000.0, help="base RTT, ms")
 TRACE_BUFFER = _p("buffer_bdp", float, 1.0, low=0.01, high=100.0, help="buffer, BDP")
 
 
-def _trace_spec(duration_s: float, min_duration_s: float, *extra: Param) -> Spec:
+def _trace_spec(duration_s: float, min_duration_s: float, *extra: Param,
+                rules: tuple = ()) -> Spec:
     """Parameters of a notebook run in the fluid model's trace setting."""
     return _spec(FLUID_CAPACITY, TRACE_RTT, TRACE_BUFFER,
-                 _p("duration_s", float, duration_s, low=min_duration_s, high=600.0), *extra)
+                 _p("duration_s", float, duration_s, low=min_duration_s, high=600.0), *extra,
+                 rules=rules)
 
 
 def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float, *extra: Param) -> Spec:
@@ -141,7 +143,8 @@ ENTRIES: tuple[Entry, ...] = (
               _p("episode_duration_s", float, 200.0, low=2.0, high=600.0,
                  help="simulated time per run, s"),
               _p("episode_warmup_s", float, 50.0, low=0.0, high=600.0,
-                 help="episodes starting earlier are left out, s"))),
+                 help="episodes starting earlier are left out, s"),
+              rules=(ordered("episode_warmup_s", "episode_duration_s"),))),
     Entry("derive-fluid-bbr-core", "derive_fluid_bbr_core.ipynb", "derivation",
           "The shared BBR skeleton (Scherrer eqs. 9-19)", _trace_spec(21.0, 10.5)),
     Entry("derive-fluid-bbr1", "derive_fluid_bbr1.ipynb", "derivation",

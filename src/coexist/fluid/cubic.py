@@ -67,7 +67,7 @@ def episode(s0: float, w_max0: float, lost_pkts: float, c: float = C_CUBIC,
 
     def rhs(_, y):
         s, wm = y
-        return [-s, c * (s - np.cbrt(wm * (1.0 - beta) / c)) ** 3]
+        return [-s, c * (s - k_time(wm, c, beta)) ** 3]
 
     if lost_pkts == 0:
         s, wm = float(s0), float(w_max0)

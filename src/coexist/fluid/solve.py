@@ -35,22 +35,22 @@ How the paper's equations are read where it leaves room:
 - Windows never go below one packet.
 
 Two extensions beyond the paper, off by default. The first (``rtprop_expiry``): Linux
-BBR's RTprop filter and ProbeRTT timing. Eq. (9) only ever lowers τmin, so BBR's RTprop stays at the
-propagation delay whatever the queue. Linux BBR keeps its min-RTT for 10 s only: when that
-filter expires (which is when ProbeRTT starts) the next RTT sample replaces it, even a
-larger one, and ProbeRTT's own samples can then only lower it. Beside loss-based flows
-that keep a standing queue, those samples include their queue, so RTprop, the BDP
-estimate and BBR's window (2 x x_btl x RTprop) grow. Linux also holds ProbeRTT for 200 ms
-counted from the moment its inflight has drained to the ProbeRTT window, not from entry
-(eq. 12), so its own queued data has left before it takes its samples, and it stays
-until one more round trip has passed as well ("max(200 ms, 1 round)" in
-``tcp_bbr.c``). With the option on, entering ProbeRTT sets τmin to the RTT seen at that
-moment; the hold starts one RTT (the one at entry) later, when what was in flight at
-entry has been acknowledged, and lasts max(200 ms, the RTT seen then); eq. (9) applies
-unchanged. (The model's inflight v of eq. 19 cannot serve as the drain
-test: it is an integral of rate differences that need not return to the window.) Mishra et
-al.'s closed form rests on the same mechanism (their RTprop includes the queue), and the
-book tests how far it explains the fluid model's gap to measurements.
+BBR's RTprop filter and ProbeRTT timing. Eq. (9) only ever lowers τmin, so BBR's RTprop
+stays at the propagation delay whatever the queue. Linux BBR keeps its min-RTT for 10 s
+only: when that filter expires (which is when ProbeRTT starts) the next RTT sample
+replaces it, even a larger one, and ProbeRTT's own samples can then only lower it. Beside
+loss-based flows that keep a standing queue, those samples include their queue, so RTprop,
+the BDP estimate and BBR's window (2 x x_btl x RTprop) grow. Linux also holds ProbeRTT for
+200 ms counted from the moment its inflight has drained to the ProbeRTT window, not from
+entry (eq. 12), so its own queued data has left before it takes its samples, and it stays
+until one more round trip has passed as well ("max(200 ms, 1 round)" in ``tcp_bbr.c``).
+With the option on, entering ProbeRTT sets τmin to the RTT seen at that moment; the hold
+starts one RTT (the one at entry) later, when what was in flight at entry has been
+acknowledged, and lasts max(200 ms, the RTT seen then); eq. (9) applies unchanged. (The
+model's inflight v of eq. 19 cannot serve as the drain test: it is an integral of rate
+differences that need not return to the window.) Mishra et al.'s closed form rests on the
+same mechanism (their RTprop includes the queue), and the book tests how far it explains
+the fluid model's gap to measurements.
 
 The second (``cubic_recovery``): CUBIC cuts its window once per loss episode, as Linux
 does. Eqs. (40a-b) pull ``s`` towards 0 and ``w_max`` towards the window at the rate
@@ -58,12 +58,13 @@ losses arrive, for as long as they arrive; in an overflow that lasts a round tri
 keep cutting a window that has already been cut, and the window can collapse to a small
 fraction of its peak. Linux reduces cwnd once when it enters fast recovery and not again
 for losses in the same window of data; recovery ends when that window has been
-acknowledged, about one round trip later. With the option on, a CUBIC flow counts its expected lost
-packets (the integral of x(t - d_p) p(t - d_b), the same loss rate as eq. 40); when one
-packet is lost it sets ``w_max`` to its window and ``s`` to 0 (so eq. 41 restarts at
-β w_max) and counts no loss for the RTT it sees then; between episodes ``s`` grows at 1
-per second and ``w_max`` stays. Linux's fast convergence (a lower ``w_max`` when a cut
-comes below the previous one) and TCP-friendly region are left out, as in eq. (41).
+acknowledged, about one round trip later. With the option on, a CUBIC flow counts its
+expected lost packets (the integral of x(t - d_p) p(t - d_b), the same loss rate as eq.
+40); when one packet is lost it sets ``w_max`` to its window and ``s`` to 0 (so eq. 41
+restarts at β w_max) and counts no loss for the RTT it sees then; between episodes ``s``
+grows at 1 per second and ``w_max`` stays. Linux's fast convergence (a lower ``w_max``
+when a cut comes below the previous one) and TCP-friendly region are left out, as in eq.
+(41).
 """
 
 from __future__ import annotations
