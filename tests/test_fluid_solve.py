@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coexist.fluid import cubic, solve
+from coexist.fluid import cubic, metrics, solve
 from coexist.params import ParameterError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -349,6 +349,6 @@ def test_cubic_recovery_keeps_a_lone_flow_on_the_link(lone_cubic_80ms):
     w_pub, w_rec = pub.window_pkts[late, 0], rec.window_pkts[late, 0]
     assert w_pub.min() / w_pub.max() < 0.1
     assert w_rec.min() / w_rec.max() == pytest.approx(cubic.BETA_CUBIC, abs=0.02)
-    util = {r: t.rate_pps[late, 0].mean() * (1 - t.loss[late]).mean() / PPS
+    util = {r: metrics.per_flow(t, 30.0)["goodput_bps"].iloc[0] / C_BPS
             for r, t in lone_cubic_80ms.items()}
     assert util[False] < 0.8 and util[True] > 0.97
