@@ -219,6 +219,8 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
     w_hi = w_hi0 * w0
     w_lo = w0.copy()
     x_pcg = np.zeros(n)
+    kk = np.zeros(n)  # eq. (41)'s K, recomputed only when w_max has changed
+    kk_at = np.full(n, -1.0)
     for i in range(n):
         if cca[i] == 1:  # start on the cubic curve at w0: s such that window(s) = w0
             s[i] = (w_max[i] * (1.0 - beta) / c_cubic) ** (1.0 / 3.0)
@@ -229,14 +231,18 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
     x = np.zeros(n)
     tau = np.zeros(n)
     for step in range(n_steps):
-        slot = step % ring
+        slot = step % ring  # ring slots d steps back: slot - d, wrapped (d < ring)
         for i in range(n):
-            back = (step - db_steps[i]) % ring
+            back = slot - db_steps[i]
+            if back < 0:
+                back += ring
             tau[i] = dp_s[i] + q_hist[back] / capacity  # eq. (3), RTT of the ACK arriving now
             if cca[i] <= 1:
                 if cca[i] == 1:
-                    kk = (w_max[i] * (1.0 - beta) / c_cubic) ** (1.0 / 3.0)
-                    w[i] = c_cubic * (s[i] - kk) ** 3 + w_max[i]  # eq. (41)
+                    if w_max[i] != kk_at[i]:
+                        kk[i] = (w_max[i] * (1.0 - beta) / c_cubic) ** (1.0 / 3.0)
+                        kk_at[i] = w_max[i]
+                    w[i] = c_cubic * (s[i] - kk[i]) ** 3 + w_max[i]  # eq. (41)
                     if w[i] < 1.0:
                         w[i] = 1.0
                 x[i] = w[i] / tau[i]  # eq. (8)
@@ -263,7 +269,10 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
             x_hist[slot, i] = x[i]
         y = 0.0
         for i in range(n):
-            y += x_hist[(step - df_steps[i]) % ring, i]  # eq. (1)
+            j = slot - df_steps[i]
+            if j < 0:
+                j += ring
+            y += x_hist[j, i]  # eq. (1)
         if aqm == 0:
             fill = q / buffer
             fill = 0.0 if fill < 0.0 else (1.0 if fill > 1.0 else fill)
@@ -284,9 +293,13 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
             for j in range(12):
                 out[j, o, :] = per_flow[j]
         for i in range(n):
-            sent = (step - df_steps[i] - db_steps[i]) % ring
+            sent = slot - df_steps[i] - db_steps[i]
+            if sent < 0:
+                sent += ring
             x_ack = x_hist[sent, i]  # x(t - d_p)
-            at_link = (step - db_steps[i]) % ring
+            at_link = slot - db_steps[i]
+            if at_link < 0:
+                at_link += ring
             p_ack = p_hist[at_link]  # path loss of those packets, p(t - d_b)
             if cca[i] == 0:  # Reno, eq. (39)
                 w[i] += h * (x_ack * (1.0 - p_ack) / w[i] - x_ack * p_ack * w[i] / 2.0)
