@@ -187,6 +187,13 @@ def _step(v):
     return 1.0 if v >= 0.0 else 0.0
 
 
+@njit(cache=True)
+def _behind(slot, d, ring):
+    """The ring slot ``d`` steps before ``slot`` (0 <= d < ring)."""
+    back = slot - d
+    return back + ring if back < 0 else back
+
+
 @njit(cache=True, nogil=True)  # nogil: independent runs may share a process's threads
 def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h, n_steps,
                every, w0, c_cubic, beta, w_hi0, k_win, expiry, recovery):
@@ -231,11 +238,9 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
     x = np.zeros(n)
     tau = np.zeros(n)
     for step in range(n_steps):
-        slot = step % ring  # ring slots d steps back: slot - d, wrapped (d < ring)
+        slot = step % ring
         for i in range(n):
-            back = slot - db_steps[i]
-            if back < 0:
-                back += ring
+            back = _behind(slot, db_steps[i], ring)
             tau[i] = dp_s[i] + q_hist[back] / capacity  # eq. (3), RTT of the ACK arriving now
             if cca[i] <= 1:
                 if cca[i] == 1:
@@ -269,10 +274,7 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
             x_hist[slot, i] = x[i]
         y = 0.0
         for i in range(n):
-            j = slot - df_steps[i]
-            if j < 0:
-                j += ring
-            y += x_hist[j, i]  # eq. (1)
+            y += x_hist[_behind(slot, df_steps[i], ring), i]  # eq. (1)
         if aqm == 0:
             fill = q / buffer
             fill = 0.0 if fill < 0.0 else (1.0 if fill > 1.0 else fill)
@@ -293,13 +295,9 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
             for j in range(12):
                 out[j, o, :] = per_flow[j]
         for i in range(n):
-            sent = slot - df_steps[i] - db_steps[i]
-            if sent < 0:
-                sent += ring
+            sent = _behind(slot, df_steps[i] + db_steps[i], ring)
             x_ack = x_hist[sent, i]  # x(t - d_p)
-            at_link = slot - db_steps[i]
-            if at_link < 0:
-                at_link += ring
+            at_link = _behind(slot, db_steps[i], ring)
             p_ack = p_hist[at_link]  # path loss of those packets, p(t - d_b)
             if cca[i] == 0:  # Reno, eq. (39)
                 w[i] += h * (x_ack * (1.0 - p_ack) / w[i] - x_ack * p_ack * w[i] / 2.0)
