@@ -333,6 +333,46 @@ def test_mix_runs_pools_campaigns_as_repeats_and_refuses_unlike_runs(tmp_path):
     assert none.empty and list(none.columns) == list(r.columns)
 
 
+def test_switch_gains_runs_the_deviation_test_on_each_run_and_on_their_mean(tmp_path):
+    # the two campaigns of the test above: equilibria 2 (first), 0 (second), 1 (mean)
+    a = {0: (10.0, 0.0), 1: (7.0, 16.0), 2: (0.0, 8.0)}
+    b = {0: (10.0, 0.0), 1: (11.0, 6.0), 2: (0.0, 8.0)}
+    data.write_table(_mix_table("equilibrium", 2, a), tmp_path / "equilibrium.csv", "campaign")
+    data.write_table(_mix_table("mix_sweep", 2, b), tmp_path / "mix_sweep.csv", "campaign")
+    r = measured.mix_runs(2, data_dir=tmp_path)
+    g = measured.switch_gains(r, 2).set_index(["n_bbr", "draw"])
+    assert len(g) == 9 and (g["runs"] == 2).all()
+    # run 1 is the equilibrium campaign's: a CUBIC flow in k=1 gets 8/7 of its 7 as BBR
+    assert g.loc[(1, "run 1"), "gain"] == pytest.approx(8 / 7 - 1)
+    assert g.loc[(1, "run 1"), "switch"] == "CUBIC→BBR"
+    assert g.loc[(2, "run 1"), "gain"] == pytest.approx(7 / 8 - 1)  # BBR -> CUBIC in k=1
+    assert g.loc[(0, "run 2"), "gain"] == pytest.approx(6 / 10 - 1)
+    # the mean: CUBIC 9 a flow at k=1, BBR 11; a BBR flow there would get 10 as CUBIC
+    assert g.loc[(1, "mean"), "gain"] == pytest.approx(10 / 11 - 1)
+    assert g.loc[(1, "mean"), "switch"] == "BBR→CUBIC"
+    eq = {d: sorted(g[g.equilibrium].xs(d, level="draw").index) for d in ("run 1", "run 2", "mean")}
+    assert eq == {"run 1": [2], "run 2": [0], "mean": [1]}
+    # the mean's verdicts are observed_equilibria's, at any tolerance
+    for tol in (0.0, 0.15, 0.5):
+        t = measured.switch_gains(r, 2, tol)
+        ne = measured.observed_equilibria(r, 2, tol)["equilibrium_bbr_flows"].tolist()
+        assert t[(t.draw == "mean") & t.equilibrium]["n_bbr"].astype(float).tolist() == ne
+        first = measured.observed_equilibria(r[r.campaign == "equilibrium"], 2, tol)
+        assert (t[(t.draw == "run 1") & t.equilibrium]["n_bbr"].astype(float).tolist()
+                == first["equilibrium_bbr_flows"].tolist())
+    # within one campaign, runs in the order of their repeats (the second repeat is b's
+    # runs here), also from runs() output, which has no campaign column
+    twice = pd.concat([_mix_table("equilibrium", 2, b).assign(
+                           key=lambda t: t["key"].str.replace("-r0", "-r1"), repeat=1),
+                       _mix_table("equilibrium", 2, a)])
+    t = measured.switch_gains(measured.runs(twice), 2)
+    assert t.equals(measured.switch_gains(r, 2))
+    # a mix measured once leaves every mix that reads it untested (all three read k=1)
+    once = measured.runs(twice[~((twice["repeat"] == 1) & (twice["n_bbr"] == 1))])
+    assert measured.switch_gains(once, 2).empty
+    assert list(measured.switch_gains(once, 2).columns) == list(t.columns)
+
+
 def test_coverage_text_names_each_campaign_with_its_counts():
     text = measured.coverage_text(("equilibrium", "mix_sweep"))
     (d1, p1), (d2, p2) = measured.coverage("equilibrium"), measured.coverage("mix_sweep")

@@ -130,6 +130,67 @@ def equilibria_by_campaign(per_run: pd.DataFrame, n_flows: int,
     return pd.DataFrame(rows, columns=cols)
 
 
+def switch_gains(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.DataFrame:
+    """The unilateral-deviation test run by run, where mixes were measured more than once:
+    is an equilibrium of the averaged runs one in each run on its own?
+
+    ``per_run`` is :func:`mix_runs` (or :func:`runs`) output. The runs of each mix are put in
+    order (by campaign as in ``MIX_CAMPAIGNS``, then repeat), and draw *i* takes the *i*-th
+    run of every mix. Mix ``k`` is tested wherever it and its neighbours ``k - 1`` and
+    ``k + 1`` (those that exist) have at least two runs each: the three mixes the test
+    reads, since a CUBIC flow that switches gets a BBR flow's goodput in ``k + 1`` and a
+    BBR flow that switches a CUBIC flow's in ``k - 1`` (:func:`coexist.nash.equilibrium_mask`).
+
+    One row per setting, tested mix and draw (``run 1``, ``run 2``, ... and ``mean``, the
+    average over all runs that :func:`observed_equilibria` uses). ``gain`` is the larger
+    relative gain of the two switches (negative: neither pays, by that margin), ``switch``
+    names it, and ``equilibrium`` is ``gain <= tol``, the test's own criterion.
+    """
+    setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
+    cols = [*setting, "n_bbr", "draw", "runs", "gain", "switch", "equilibrium"]
+    sel = per_run[per_run["n_flows"] == n_flows]
+    if sel.empty:
+        return pd.DataFrame(columns=cols)
+    k = sel["n_bbr"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sel = sel.assign(
+            cubic=np.where(k < n_flows, sel["cubic_bps"] / (n_flows - k), np.nan),
+            bbr=np.where(k > 0, sel["bbr_bps"] / k, np.nan))
+    rank = {c: i for i, c in enumerate(MIX_CAMPAIGNS)}
+    campaign = (sel["campaign"] if "campaign" in sel else pd.Series("", index=sel.index))
+    sel = sel.assign(_rank=campaign.map(rank).fillna(len(rank)), _campaign=campaign)
+    sel = sel.sort_values([*setting, "n_bbr", "_rank", "_campaign", "repeat", "key"])
+    sel = sel.assign(_draw=sel.groupby([*setting, "n_bbr"]).cumcount())
+
+    def gain(new: float, old: float) -> float:
+        if old > 0:
+            return new / old - 1.0
+        return np.inf if new > 0 else 0.0
+
+    rows = []
+    for key, g in sel.groupby(setting):
+        count = g.groupby("n_bbr").size()
+        mean = g.groupby("n_bbr")[["cubic", "bbr"]].mean()
+        for m in range(n_flows + 1):
+            need = [j for j in (m - 1, m, m + 1) if 0 <= j <= n_flows]
+            n_runs = min(int(count.get(j, 0)) for j in need)
+            if n_runs < 2:
+                continue
+            draws = [(f"run {i + 1}", g[g["_draw"] == i].set_index("n_bbr")[["cubic", "bbr"]])
+                     for i in range(n_runs)] + [("mean", mean)]
+            for name, v in draws:
+                options = []
+                if m < n_flows:
+                    options.append((gain(v.at[m + 1, "bbr"], v.at[m, "cubic"]), "CUBIC→BBR"))
+                if m > 0:
+                    options.append((gain(v.at[m - 1, "cubic"], v.at[m, "bbr"]), "BBR→CUBIC"))
+                best, switch = max(options)
+                rows.append({**dict(zip(setting, key, strict=True)), "n_bbr": m,
+                             "draw": name, "runs": n_runs, "gain": float(best),
+                             "switch": switch, "equilibrium": bool(best <= tol)})
+    return pd.DataFrame(rows, columns=cols)
+
+
 def spread(per_run: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
     """Mean, min, max and count of ``value`` over repeats of each setting in ``by``."""
     if per_run.empty:
