@@ -352,6 +352,10 @@ def test_switch_gains_runs_the_deviation_test_on_each_run_and_on_their_mean(tmp_
     assert g.loc[(1, "mean"), "switch"] == "BBR→CUBIC"
     eq = {d: sorted(g[g.equilibrium].xs(d, level="draw").index) for d in ("run 1", "run 2", "mean")}
     assert eq == {"run 1": [2], "run 2": [0], "mean": [1]}
+    # draw 0 is each mix's first run: the equilibrium campaign's, listed first in MIX_CAMPAIGNS
+    order = measured.run_order(r)
+    assert sorted(order.groupby("draw")["campaign"].unique().map(list).tolist()) == [
+        ["equilibrium"], ["mix_sweep"]]
     # the mean's verdicts are observed_equilibria's, at any tolerance
     for tol in (0.0, 0.15, 0.5):
         t = measured.switch_gains(r, 2, tol)

@@ -130,16 +130,30 @@ def equilibria_by_campaign(per_run: pd.DataFrame, n_flows: int,
     return pd.DataFrame(rows, columns=cols)
 
 
+def run_order(per_run: pd.DataFrame) -> pd.DataFrame:
+    """``per_run`` with a ``draw`` column numbering the runs of each mix of a setting 0, 1,
+    ... in a fixed order: by campaign as in ``MIX_CAMPAIGNS``, then repeat. Draw 0 is each
+    mix's first run, so ``observed_equilibria(t[t.draw == 0], n)`` is what the runs would
+    have given had every mix been measured once."""
+    setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
+    rank = {c: i for i, c in enumerate(MIX_CAMPAIGNS)}
+    campaign = per_run["campaign"] if "campaign" in per_run else pd.Series("", index=per_run.index)
+    t = per_run.assign(_rank=campaign.map(rank).fillna(len(rank)), _campaign=campaign)
+    t = t.sort_values([*setting, "n_flows", "n_bbr", "_rank", "_campaign", "repeat", "key"])
+    t = t.assign(draw=t.groupby([*setting, "n_flows", "n_bbr"]).cumcount())
+    return t.drop(columns=["_rank", "_campaign"])
+
+
 def switch_gains(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.DataFrame:
     """The unilateral-deviation test run by run, where mixes were measured more than once:
     is an equilibrium of the averaged runs one in each run on its own?
 
-    ``per_run`` is :func:`mix_runs` (or :func:`runs`) output. The runs of each mix are put in
-    order (by campaign as in ``MIX_CAMPAIGNS``, then repeat), and draw *i* takes the *i*-th
-    run of every mix. Mix ``k`` is tested wherever it and its neighbours ``k - 1`` and
-    ``k + 1`` (those that exist) have at least two runs each: the three mixes the test
-    reads, since a CUBIC flow that switches gets a BBR flow's goodput in ``k + 1`` and a
-    BBR flow that switches a CUBIC flow's in ``k - 1`` (:func:`coexist.nash.equilibrium_mask`).
+    ``per_run`` is :func:`mix_runs` (or :func:`runs`) output. Draw *i* takes the *i*-th
+    run of every mix (:func:`run_order`). Mix ``k`` is tested wherever it and its
+    neighbours ``k - 1`` and ``k + 1`` (those that exist) have at least two runs each: the
+    three mixes the test reads, since a CUBIC flow that switches gets a BBR flow's goodput
+    in ``k + 1`` and a BBR flow that switches a CUBIC flow's in ``k - 1``
+    (:func:`coexist.nash.equilibrium_mask`).
 
     One row per setting, tested mix and draw (``run 1``, ``run 2``, ... and ``mean``, the
     average over all runs that :func:`observed_equilibria` uses). ``gain`` is the larger
@@ -156,11 +170,7 @@ def switch_gains(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.Da
         sel = sel.assign(
             cubic=np.where(k < n_flows, sel["cubic_bps"] / (n_flows - k), np.nan),
             bbr=np.where(k > 0, sel["bbr_bps"] / k, np.nan))
-    rank = {c: i for i, c in enumerate(MIX_CAMPAIGNS)}
-    campaign = (sel["campaign"] if "campaign" in sel else pd.Series("", index=sel.index))
-    sel = sel.assign(_rank=campaign.map(rank).fillna(len(rank)), _campaign=campaign)
-    sel = sel.sort_values([*setting, "n_bbr", "_rank", "_campaign", "repeat", "key"])
-    sel = sel.assign(_draw=sel.groupby([*setting, "n_bbr"]).cumcount())
+    sel = run_order(sel)
 
     def gain(new: float, old: float) -> float:
         if old > 0:
@@ -176,7 +186,7 @@ def switch_gains(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.Da
             n_runs = min(int(count.get(j, 0)) for j in need)
             if n_runs < 2:
                 continue
-            draws = [(f"run {i + 1}", g[g["_draw"] == i].set_index("n_bbr")[["cubic", "bbr"]])
+            draws = [(f"run {i + 1}", g[g["draw"] == i].set_index("n_bbr")[["cubic", "bbr"]])
                      for i in range(n_runs)] + [("mean", mean)]
             for name, v in draws:
                 options = []
