@@ -297,14 +297,23 @@ def _mix_table(name: str, n_flows: int, goodput: dict, *, duration=120.0, warmup
     return pd.DataFrame(rows)
 
 
+#: Per-flow (CUBIC, BBR) goodput by BBR count k of two campaigns measuring one setting:
+#: the deviation test gives k=2 on the first alone, k=0 on the second, and k=1 on their
+#: average (CUBIC 9, BBR 11 at k=1).
+TWO_CAMPAIGNS = {"equilibrium": {0: (10.0, 0.0), 1: (7.0, 16.0), 2: (0.0, 8.0)},
+                 "mix_sweep": {0: (10.0, 0.0), 1: (11.0, 6.0), 2: (0.0, 8.0)}}
+
+
+def _two_campaigns(data_dir) -> pd.DataFrame:
+    """:func:`measured.mix_runs` of ``TWO_CAMPAIGNS`` written into ``data_dir``."""
+    for name, goodput in TWO_CAMPAIGNS.items():
+        data.write_table(_mix_table(name, 2, goodput), data_dir / f"{name}.csv", "campaign")
+    return measured.mix_runs(2, data_dir=data_dir)
+
+
 def test_mix_runs_pools_campaigns_as_repeats_and_refuses_unlike_runs(tmp_path):
-    # per flow (CUBIC, BBR) by BBR count k; the deviation test gives k=2 on the first
-    # campaign alone, k=0 on the second, and k=1 on their average (CUBIC 9, BBR 11 at k=1)
-    a = {0: (10.0, 0.0), 1: (7.0, 16.0), 2: (0.0, 8.0)}
-    b = {0: (10.0, 0.0), 1: (11.0, 6.0), 2: (0.0, 8.0)}
-    data.write_table(_mix_table("equilibrium", 2, a), tmp_path / "equilibrium.csv", "campaign")
-    data.write_table(_mix_table("mix_sweep", 2, b), tmp_path / "mix_sweep.csv", "campaign")
-    r = measured.mix_runs(2, data_dir=tmp_path)
+    r = _two_campaigns(tmp_path)
+    b = TWO_CAMPAIGNS["mix_sweep"]
     assert sorted(r["campaign"].unique()) == ["equilibrium", "mix_sweep"] and len(r) == 6
     assert r["key"].is_unique
     alone = {c: measured.observed_equilibria(r[r.campaign == c], 2)
@@ -334,12 +343,9 @@ def test_mix_runs_pools_campaigns_as_repeats_and_refuses_unlike_runs(tmp_path):
 
 
 def test_switch_gains_runs_the_deviation_test_on_each_run_and_on_their_mean(tmp_path):
-    # the two campaigns of the test above: equilibria 2 (first), 0 (second), 1 (mean)
-    a = {0: (10.0, 0.0), 1: (7.0, 16.0), 2: (0.0, 8.0)}
-    b = {0: (10.0, 0.0), 1: (11.0, 6.0), 2: (0.0, 8.0)}
-    data.write_table(_mix_table("equilibrium", 2, a), tmp_path / "equilibrium.csv", "campaign")
-    data.write_table(_mix_table("mix_sweep", 2, b), tmp_path / "mix_sweep.csv", "campaign")
-    r = measured.mix_runs(2, data_dir=tmp_path)
+    # equilibria 2 (first campaign), 0 (second), 1 (mean)
+    r = _two_campaigns(tmp_path)
+    a, b = TWO_CAMPAIGNS["equilibrium"], TWO_CAMPAIGNS["mix_sweep"]
     g = measured.switch_gains(r, 2).set_index(["n_bbr", "draw"])
     assert len(g) == 9 and (g["runs"] == 2).all()
     # run 1 is the equilibrium campaign's: a CUBIC flow in k=1 gets 8/7 of its 7 as BBR
