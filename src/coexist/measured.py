@@ -130,6 +130,16 @@ def equilibria_by_campaign(per_run: pd.DataFrame, n_flows: int,
     return pd.DataFrame(rows, columns=cols)
 
 
+def per_flow_goodput(per_run: pd.DataFrame, n_flows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean goodput of one CUBIC and of one BBR flow in each run of ``n_flows`` flows (the
+    runs' algorithm totals over their flow counts), NaN where the mix has no such flow: the
+    values the unilateral-deviation test compares."""
+    k = per_run["n_bbr"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.where(k < n_flows, per_run["cubic_bps"] / (n_flows - k), np.nan),
+                np.where(k > 0, per_run["bbr_bps"] / k, np.nan))
+
+
 def run_order(per_run: pd.DataFrame) -> pd.DataFrame:
     """``per_run`` with a ``draw`` column numbering the runs of each mix of a setting 0, 1,
     ... in a fixed order: by campaign as in ``MIX_CAMPAIGNS``, then repeat. Draw 0 is each
@@ -165,12 +175,8 @@ def switch_gains(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.Da
     sel = per_run[per_run["n_flows"] == n_flows]
     if sel.empty:
         return pd.DataFrame(columns=cols)
-    k = sel["n_bbr"].to_numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sel = sel.assign(
-            cubic=np.where(k < n_flows, sel["cubic_bps"] / (n_flows - k), np.nan),
-            bbr=np.where(k > 0, sel["bbr_bps"] / k, np.nan))
-    sel = run_order(sel)
+    cubic, bbr = per_flow_goodput(sel, n_flows)
+    sel = run_order(sel.assign(cubic=cubic, bbr=bbr))
 
     def gain(new: float, old: float) -> float:
         if old > 0:
@@ -256,11 +262,8 @@ def observed_equilibria(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -
     from . import nash
 
     sel = per_run[per_run["n_flows"] == n_flows]
-    k = sel["n_bbr"].to_numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_flow = sel.assign(
-            cubic_bps=np.where(k < n_flows, sel["cubic_bps"] / (n_flows - k), np.nan),
-            bbr_bps=np.where(k > 0, sel["bbr_bps"] / k, np.nan))
+    cubic, bbr = per_flow_goodput(sel, n_flows)
+    per_flow = sel.assign(cubic_bps=cubic, bbr_bps=bbr)
     found = nash.table_equilibria(per_flow, ["capacity_bps", "rtt_s", "buffer_bdp"],
                                   n_flows, tol)
     return found.rename(columns={"bbr_flows": "equilibrium_bbr_flows"})
