@@ -383,6 +383,30 @@ def test_switch_gains_runs_the_deviation_test_on_each_run_and_on_their_mean(tmp_
     assert list(measured.switch_gains(once, 2).columns) == list(t.columns)
 
 
+def test_equilibrium_firmness_says_whether_each_run_alone_passes_the_test(tmp_path):
+    r = _two_campaigns(tmp_path)  # equilibria 2 (run 1), 0 (run 2), 1 (their mean)
+    f = measured.equilibrium_firmness(r, 2)
+    assert f[["equilibrium_bbr_flows", "runs_per_mix", "each_run"]].values.tolist() == [
+        [1.0, 2, False]]
+    # with the second campaign's runs made the first's, every run is an equilibrium at 2
+    same = pd.concat([r[r.campaign == "equilibrium"],
+                      r[r.campaign == "equilibrium"].assign(campaign="mix_sweep",
+                                                            key=lambda t: t["key"] + "x")])
+    f = measured.equilibrium_firmness(same, 2)
+    assert f[["equilibrium_bbr_flows", "runs_per_mix", "each_run"]].values.tolist() == [
+        [2.0, 2, True]]
+    # a neighbour it reads (k=1) measured once: not tested, however the runs agree
+    second = same.campaign == "mix_sweep"
+    f = measured.equilibrium_firmness(same[~(second & (same.n_bbr == 1))], 2)
+    assert f[["runs_per_mix", "each_run"]].values.tolist() == [[1, None]]
+    # a mix it does not read (k=0) measured once changes nothing
+    f = measured.equilibrium_firmness(same[~(second & (same.n_bbr == 0))], 2)
+    assert f[["runs_per_mix", "each_run"]].values.tolist() == [[2, True]]
+    # a setting missing a mix: no equilibrium, nothing to say about firmness
+    f = measured.equilibrium_firmness(r[r.n_bbr < 2], 2)
+    assert f["equilibrium_bbr_flows"].isna().all() and f["each_run"].isna().all()
+
+
 def test_coverage_text_names_each_campaign_with_its_counts():
     text = measured.coverage_text(("equilibrium", "mix_sweep"))
     (d1, p1), (d2, p2) = measured.coverage("equilibrium"), measured.coverage("mix_sweep")

@@ -207,6 +207,39 @@ def switch_gains(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.Da
     return pd.DataFrame(rows, columns=cols)
 
 
+def equilibrium_firmness(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.DataFrame:
+    """:func:`observed_equilibria` (averaged over the runs) with how firm each one is.
+
+    ``runs_per_mix`` is the fewest runs among the mixes the deviation test reads for it
+    (the equilibrium and its neighbours one switch away, :func:`switch_gains`);
+    ``each_run`` is whether every run alone passes the test too where that is at least two
+    (True/False), and None where one of those mixes was measured once, so an equilibrium
+    resting on single runs is never reported as firm. Settings still missing mixes keep
+    their NaN row with both columns None.
+    """
+    setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
+    observed = observed_equilibria(per_run, n_flows, tol)
+    sel = per_run[per_run["n_flows"] == n_flows]
+    count = sel.groupby([*setting, "n_bbr"]).size()
+    gains = switch_gains(per_run, n_flows, tol)
+    gains = gains[gains["draw"] != "mean"]
+    held = gains.groupby([*setting, "n_bbr"])["equilibrium"].all()
+    fewest, each = [], []
+    for r in observed.itertuples():
+        k = r.equilibrium_bbr_flows
+        if np.isnan(k):
+            fewest.append(None)
+            each.append(None)
+            continue
+        key = (r.capacity_bps, r.rtt_s, r.buffer_bdp)
+        read = [j for j in (int(k) - 1, int(k), int(k) + 1) if 0 <= j <= n_flows]
+        n = min(int(count.get((*key, j), 0)) for j in read)
+        fewest.append(n)
+        each.append(bool(held.get((*key, int(k)))) if n >= 2 else None)
+    return observed.assign(runs_per_mix=pd.Series(fewest, index=observed.index, dtype=object),
+                           each_run=pd.Series(each, index=observed.index, dtype=object))
+
+
 def spread(per_run: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
     """Mean, min, max and count of ``value`` over repeats of each setting in ``by``."""
     if per_run.empty:
