@@ -112,6 +112,9 @@ def _fluid_runs(duration_s: float, warmup_s: float, buffers_bdp: list[float] | N
 # numerics of the fluid-model equilibrium search: every mix is one run. Runs must span
 # several ProbeRTT cycles (10 s each) for the shares to settle.
 NE_NUMERICS = _fluid_runs(60.0, 20.0, prefix="")
+#: the equilibrium searches set beside the one-RTT measured equilibria: as long as the
+#: measured runs (120 s, averaged after 30 s), so F-Exp2, M-F11 and F-NE share their runs
+NE_AS_MEASURED = _fluid_runs(120.0, 30.0, prefix="")
 FLUID_RULE = ordered("fluid_warmup_s", "fluid_duration_s")
 TWO_FLOW_BUFFERS = [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0]  # two_flow.yaml
 
@@ -236,9 +239,7 @@ ENTRIES: tuple[Entry, ...] = (
                    help="RTTs at which the fluid model's equilibria are searched, ms"),
                 _p("fluid_buffers_bdp", list, [0.5, 2.0, 5.0, 10.0, 20.0], low=0.05,
                    high=100.0, help="buffers of the fluid model's equilibrium search, BDP"),
-                # as long as the measured runs it is compared with (M-F11 searches with
-                # 60-s runs; the third version's deep-buffer equilibria differ between them)
-                *_fluid_runs(120.0, 30.0, prefix=""),
+                *NE_AS_MEASURED,
                 rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F11", "fig_m_f11.ipynb", "figure",
           "Nash equilibria from the fluid model, CUBIC vs BBRv1 and vs BBRv2, one RTT",
@@ -247,7 +248,7 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("n_flows", int, 10, low=2, high=30),
                 _p("buffers_bdp", list, [0.5, 1.0, 2.0, 5.0, 10.0, 20.0], low=0.05,
                    high=100.0),
-                *NE_NUMERICS, rules=(ordered("warmup_s", "duration_s"),))),
+                *NE_AS_MEASURED, rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F10", "fig_m_f10.ipynb", "figure",
           "Nash equilibria with three RTT groups from the fluid model (and measured)",
           _spec(FLUID_CAPACITY,
@@ -263,7 +264,7 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("fluid_buffers_bdp", list, [0.5, 5.0, 20.0], low=0.05, high=100.0),
                 _p("fluid_capacity_mbps", float, 100.0, low=1.0, high=1000.0),
                 _p("fluid_flows", int, 10, low=2, high=30),
-                *NE_NUMERICS,
+                *NE_AS_MEASURED,
                 _p("fetch_timeout_s", float, 10.0, low=0.1, high=120.0,
                    help="per request, when fetching the FABRIC data"),
                 rules=(ordered("warmup_s", "duration_s"),))),
