@@ -219,23 +219,24 @@ def equilibrium_firmness(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) 
     """
     setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
     observed = observed_equilibria(per_run, n_flows, tol)
-    sel = per_run[per_run["n_flows"] == n_flows]
-    count = sel.groupby([*setting, "n_bbr"]).size()
     gains = switch_gains(per_run, n_flows, tol)
-    gains = gains[gains["draw"] != "mean"]
-    held = gains.groupby([*setting, "n_bbr"])["equilibrium"].all()
+    tested = gains[gains["draw"] != "mean"].groupby([*setting, "n_bbr"]).agg(
+        runs=("runs", "first"), held=("equilibrium", "all"))
     fewest, each = [], []
     for r in observed.itertuples():
-        k = r.equilibrium_bbr_flows
-        if np.isnan(k):
+        if np.isnan(r.equilibrium_bbr_flows):
             fewest.append(None)
             each.append(None)
             continue
-        key = (r.capacity_bps, r.rtt_s, r.buffer_bdp)
-        read = [j for j in (int(k) - 1, int(k), int(k) + 1) if 0 <= j <= n_flows]
-        n = min(int(count.get((*key, j), 0)) for j in read)
-        fewest.append(n)
-        each.append(bool(held.get((*key, int(k)))) if n >= 2 else None)
+        key = (r.capacity_bps, r.rtt_s, r.buffer_bdp, int(r.equilibrium_bbr_flows))
+        if key in tested.index:
+            fewest.append(int(tested.at[key, "runs"]))
+            each.append(bool(tested.at[key, "held"]))
+        else:
+            # an equilibrium needs every mix stored, so switch_gains left it untested
+            # because a mix it reads has a single run
+            fewest.append(1)
+            each.append(None)
     return observed.assign(runs_per_mix=pd.Series(fewest, index=observed.index, dtype=object),
                            each_run=pd.Series(each, index=observed.index, dtype=object))
 
