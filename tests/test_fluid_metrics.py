@@ -212,3 +212,17 @@ def test_cubic_bbr_regime_on_a_hand_made_trace():
         r["btl_growth_below_bdp"])
     with pytest.raises(ParameterError, match="trace"):
         metrics.cubic_bbr_regime(_trace(), warmup_s=0.0)
+
+
+def test_cli_fluid_run_published_reading(capsys):
+    """``--reading published``: the lone CUBIC of the 80-ms case above, as the authors' code
+    integrates it, keeps the link full (their reference run shows the same); the printed
+    reading's options are refused with it, naming the option."""
+    args = ["fluid", "run", "--ccas", "cubic", "--capacity", "100mbit", "--rtt", "80ms",
+            "--buffer-bdp", "2", "--duration", "30", "--warmup", "10", "--json",
+            "--reading", "published"]
+    assert cli.main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["reading"] == "published" and out["utilisation"] > 0.99
+    assert cli.main(args + ["--cubic-recovery"]) == 2
+    assert "'cubic_recovery'" in capsys.readouterr().err

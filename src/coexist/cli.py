@@ -284,7 +284,7 @@ def _fluid_flows(text: str) -> list[str]:
 
 
 def _fluid(args: argparse.Namespace) -> int:
-    from .fluid import metrics, solve
+    from .fluid import metrics, published, solve
     from .testbed import spec
 
     ccas = _fluid_flows(args.ccas)
@@ -298,10 +298,16 @@ def _fluid(args: argparse.Namespace) -> int:
     pps = capacity / (8 * solve.PACKET_BYTES)
     # sample at least once per virtual packet interval N/C, for the jitter metric
     sample = min(1e-3, len(ccas) / pps)
+    if args.reading == "published":  # its own start; BBRv2's inflight_hi from the buffer
+        # in the paper's unit, a link latency of half the shortest RTT
+        start = {"reading": "published", "inflight_hi_factor": published.inflight_hi_factor(
+            args.buffer_bdp * pps * rtt_lo, pps, rtt_lo / 2)}
+    else:
+        start = {"initial_window": max(1.0, pps * rtt_lo / len(ccas))}
     cfg = solve.dumbbell(ccas, capacity_bps=capacity, rtt_s=rtts, buffer_bdp=args.buffer_bdp,
                          duration_s=args.duration, aqm=args.aqm, sample_s=sample,
-                         initial_window=max(1.0, pps * rtt_lo / len(ccas)),
-                         rtprop_expiry=args.rtprop_expiry, cubic_recovery=args.cubic_recovery)
+                         rtprop_expiry=args.rtprop_expiry, cubic_recovery=args.cubic_recovery,
+                         **start)
     tr = solve.run(cfg)
     agg = metrics.aggregate(tr, args.warmup)
     flows = metrics.per_flow(tr, args.warmup)
@@ -309,13 +315,13 @@ def _fluid(args: argparse.Namespace) -> int:
         print(json.dumps({**agg, "capacity_bps": capacity, "rtt_s": [rtt_lo, rtt_hi],
                           "buffer_bdp": args.buffer_bdp, "duration_s": args.duration,
                           "warmup_s": args.warmup, "rtprop_expiry": args.rtprop_expiry,
-                          "cubic_recovery": args.cubic_recovery,
+                          "cubic_recovery": args.cubic_recovery, "reading": args.reading,
                           "per_flow": flows.to_dict("records")},
                          indent=2))
         return 0
     print(f"fluid model: {len(ccas)} flows ({args.ccas}), {capacity / 1e6:g} Mbit/s, RTT "
           f"{args.rtt}, buffer {args.buffer_bdp:g} BDP, {args.aqm}, {args.duration:g} s "
-          f"(metrics after {args.warmup:g} s)"
+          f"(metrics after {args.warmup:g} s), {args.reading} reading"
           + (", RTprop filter expiring as in Linux" if args.rtprop_expiry else "")
           + (", CUBIC cutting once per loss episode" if args.cubic_recovery else ""))
     for key in ("jain", "loss_rate", "queue_share", "utilisation"):
@@ -486,6 +492,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="beyond the paper: CUBIC cuts its window once per loss episode "
                            "(one round trip of recovery), as Linux does, not at every loss "
                            "of eq. 40")
+    frun.add_argument("--reading", choices=("printed", "published"), default="printed",
+                      help="printed: the equations as printed (default); published: as the "
+                           "authors' code integrates them (its start, units and BBRv2 bounds)")
     frun.add_argument("--json", action="store_true")
     frun.set_defaults(func=_fluid)
 

@@ -278,10 +278,43 @@ def build_datapackage(data_dir: Path = DATA) -> dict:
                     "compression": "gz" if fname.endswith(".gz") else None,
                     "path": [_rel(p, data_dir) for p in paths], "schema": _schema_json(kind),
                     "sha256": {_rel(p, data_dir): sha256(p) for p in paths}})
+    resources += _reference_resources(data_dir)
     return {"name": "coexist-measurements", "profile": "data-package",
             "description": "Real Linux CUBIC/BBR/Reno flows through an emulated drop-tail "
                            "dumbbell, measured by the coexist harness.",
             "licenses": [{"name": "CC-BY-4.0"}], "resources": resources}
+
+
+def _reference_resources(data_dir: Path) -> list[dict]:
+    """The outputs of the source papers' own code under ``reference/`` (made by
+    ``benchmarks/authors_reference.py``), with the provenance that script recorded."""
+    ref = data_dir / "reference"
+    meta_path = ref / "authors_fluid.json"
+    if not meta_path.exists():
+        return []
+    meta = json.loads(meta_path.read_text())
+    provenance = {"produced_by": meta["command"], "source": meta["source"],
+                  "commit": meta["commit"], "paper": meta["paper"],
+                  "entry_points": meta["entry_points"], "host": meta["host"],
+                  "interpreters": sorted({r["python"] for r in meta["runs"]}),
+                  "runs": len(meta["runs"]),
+                  "first_run_utc": min(r["time_utc"] for r in meta["runs"]),
+                  "last_run_utc": max(r["time_utc"] for r in meta["runs"])}
+    traces = sorted((ref / "authors_fluid_traces").glob("*.csv.gz"))
+    return [
+        {"name": "authors-fluid-provenance", "path": _rel(meta_path, data_dir),
+         "format": "json", "sha256": sha256(meta_path), "provenance": provenance},
+        {"name": "authors-fluid-runs", "path": "reference/authors_fluid_runs.csv",
+         "format": "csv", "description": "the authors' fluid model: one row per configuration",
+         "sha256": sha256(ref / "authors_fluid_runs.csv")},
+        {"name": "authors-fluid-flows", "path": "reference/authors_fluid_flows.csv",
+         "format": "csv", "description": "the authors' fluid model: one row per flow",
+         "sha256": sha256(ref / "authors_fluid_flows.csv")},
+        {"name": "authors-fluid-traces", "format": "csv", "compression": "gz",
+         "description": "queue (packets) and per-flow rates (Mbit/s), 10-ms means",
+         "path": [_rel(p, data_dir) for p in traces],
+         "sha256": {_rel(p, data_dir): sha256(p) for p in traces}},
+    ]
 
 
 def _rel(path: Path, base: Path) -> str:
@@ -311,10 +344,10 @@ def verify(data_dir: Path = DATA) -> list[str]:
                 problems.append(f"{rel}: listed in datapackage.json but missing")
             elif sha256(p) != digest:
                 problems.append(f"{rel}: sha256 differs from datapackage.json")
-    on_disk = {_rel(p, data_dir) for p in (data_dir / "runs").rglob("*")
+    on_disk = {_rel(p, data_dir) for top in ("runs", "reference")
+               if (data_dir / top).exists() for p in (data_dir / top).rglob("*")
                if p.is_file() and "_invalid" not in p.parts
-               and not any(part.startswith(".") for part in p.relative_to(data_dir).parts)} \
-        if (data_dir / "runs").exists() else set()
+               and not any(part.startswith(".") for part in p.relative_to(data_dir).parts)}
     problems += [f"{rel}: not described in datapackage.json" for rel in sorted(on_disk - described)]
     return problems
 

@@ -33,14 +33,26 @@ def _after(tr: Trace, warmup_s: float) -> np.ndarray:
     return tr.t >= warmup_s
 
 
-def aggregate(tr: Trace, warmup_s: float = 2.0) -> dict:
-    """The aggregate metrics over ``t >= warmup_s``, as one record."""
+def link(tr: Trace, warmup_s: float = 2.0) -> dict:
+    """The link's metrics over ``t >= warmup_s``: loss rate (§4.3.2), mean queue as a share
+    of the buffer (§4.3.3) and in seconds of queueing, utilisation (§4.3.4)."""
     cfg = tr.config
     late = _after(tr, warmup_s)
     c = cfg.capacity_pps
     y, p, q = tr.arrival_pps[late], tr.loss[late], tr.queue_pkts[late]
     # the link sends C while it has a queue, otherwise what arrives (at most C)
     sent = np.where(q > 0, c, np.minimum(y * (1 - p), c))
+    return {"loss_rate": float((y * p).mean() / y.mean()) if y.mean() > 0 else 0.0,
+            "queue_share": float(q.mean() / cfg.buffer_pkts),
+            "queue_delay_s": float(q.mean() / c),  # the queueing term q/C of eq. (3)
+            "utilisation": float(sent.mean() / c)}
+
+
+def aggregate(tr: Trace, warmup_s: float = 2.0) -> dict:
+    """The aggregate metrics over ``t >= warmup_s``, as one record."""
+    cfg = tr.config
+    late = _after(tr, warmup_s)
+    c = cfg.capacity_pps
     n = len(cfg.flows)
     step = n / c  # virtual packet interval: one packet of each flow per N/C seconds
     dt = tr.t[1] - tr.t[0]
@@ -51,13 +63,12 @@ def aggregate(tr: Trace, warmup_s: float = 2.0) -> dict:
     jitter = np.mean([np.mean(np.abs(np.diff(np.interp(grid, tr.t, tr.rtt_s[:, i]))))
                       for i in range(n)])
     rates = tr.rate_pps[late].mean(axis=0)
+    on_link = link(tr, warmup_s)
     return {
         "flows": n, "ccas": ",".join(f.cca for f in cfg.flows), "aqm": cfg.aqm,
         "buffer_pkts": cfg.buffer_pkts, "jain": jain(rates),
-        "loss_rate": float((y * p).mean() / y.mean()) if y.mean() > 0 else 0.0,
-        "queue_share": float(q.mean() / cfg.buffer_pkts),
-        "queue_delay_s": float(q.mean() / c),  # the queueing term q/C of eq. (3)
-        "utilisation": float(sent.mean() / c),
+        "loss_rate": on_link["loss_rate"], "queue_share": on_link["queue_share"],
+        "queue_delay_s": on_link["queue_delay_s"], "utilisation": on_link["utilisation"],
         "jitter_s": float(jitter),
     }
 

@@ -77,9 +77,10 @@ import pandas as pd
 from numba import njit
 
 from ..params import ParameterError, invalid
-from . import cubic, network
+from . import cubic, network, published
 
 CCAS = {"reno": 0, "cubic": 1, "bbr1": 2, "bbr2": 3}
+READINGS = ("printed", "published")
 AQMS = {"droptail": 0, "red": 1}
 PACKET_BYTES = 1500
 
@@ -111,10 +112,18 @@ class Config:
     k_sigmoid: float = network.K_DEFAULT
     k_window: float = 1.0
     l_droptail: float = network.L_DEFAULT
-    initial_window: float | tuple[float, ...] = 10.0  # packets; one value, or one per flow
+    #: packets; one value, or one per flow. None: the reading's own start (printed: 10
+    #: packets; published: each flow's fair share of its own BDP, D_i C / N)
+    initial_window: float | tuple[float, ...] | None = None
     inflight_hi_factor: float = 1.25
     rtprop_expiry: bool = False
     cubic_recovery: bool = False
+    #: which model: "printed" (the equations as printed, :func:`run`'s own kernel) or
+    #: "published" (as the authors' code integrates them, :mod:`.published`)
+    reading: str = "printed"
+    #: published reading: BBRv2's period starts 10 D_i + 1000 x phase ms before t = 0 (one
+    #: value, or one per flow, each in [0, 1))
+    bbr2_phase: float | tuple[float, ...] = 0.0
     extra: dict = field(default_factory=dict, compare=False)
 
     def check(self) -> Config:
@@ -142,7 +151,26 @@ class Config:
             raise invalid("k_sigmoid/k_window/l_droptail",
                       (self.k_sigmoid, self.k_window, self.l_droptail),
                       "k_sigmoid > 0, k_window > 0, l_droptail >= 1")
-        if isinstance(self.initial_window, tuple):
+        if self.reading not in READINGS:
+            raise invalid("reading", self.reading, f"one of {', '.join(READINGS)}")
+        phases = self.bbr2_phase if isinstance(self.bbr2_phase, tuple) else (self.bbr2_phase,)
+        if isinstance(self.bbr2_phase, tuple) and len(phases) != len(self.flows):
+            raise invalid("bbr2_phase", self.bbr2_phase,
+                          f"one value per flow ({len(self.flows)}), or a single value")
+        if not all(isinstance(v, (int, float, np.integer, np.floating)) and 0 <= v < 1
+                   for v in phases):
+            raise invalid("bbr2_phase", self.bbr2_phase, "numbers in [0, 1)")
+        if self.reading == "published":
+            for name in ("k_sigmoid", "k_window", "l_droptail", "rtprop_expiry",
+                         "cubic_recovery"):
+                if getattr(self, name) != getattr(Config, name):
+                    raise invalid(name, getattr(self, name), f"{getattr(Config, name)!r} "
+                                  "with reading='published' (the printed reading's option)")
+        elif any(phases):
+            raise invalid("bbr2_phase", self.bbr2_phase, "0 with reading='printed'")
+        if self.initial_window is None:
+            pass
+        elif isinstance(self.initial_window, tuple):
             if len(self.initial_window) != len(self.flows):
                 raise invalid("initial_window", self.initial_window,
                               f"one value per flow ({len(self.flows)}), or a single value")
@@ -454,7 +482,7 @@ class Trace:
 
 def initial_windows(cfg: Config) -> np.ndarray:
     """Each flow's window at the start (packets): ``cfg.initial_window`` per flow."""
-    w = cfg.initial_window
+    w = 10.0 if cfg.initial_window is None else cfg.initial_window
     return (np.array(w, dtype=float) if isinstance(w, tuple)
             else np.full(len(cfg.flows), float(w)))
 
@@ -462,6 +490,8 @@ def initial_windows(cfg: Config) -> np.ndarray:
 def run(cfg: Config) -> Trace:
     """Integrate ``cfg`` and return the sampled trace."""
     cfg.check()
+    if cfg.reading == "published":
+        return published.simulate(cfg)[0]
     h = cfg.step_s
     df = np.array([int(round(f.d_f / h)) for f in cfg.flows], dtype=np.int64)
     db = np.array([int(round(f.d_b / h)) for f in cfg.flows], dtype=np.int64)

@@ -1,0 +1,471 @@
+"""The fluid model as published: Scherrer et al.'s equations as the authors' code integrates
+them (the code that produced the paper's figures), compiled with Numba.
+
+Where the printed equations and the authors' code differ, this module follows the code; the
+book's page "Reading the equations" lists every such point with the printed form beside it,
+and :mod:`.solve` keeps the literal printed reading (``Config(reading="printed")``). The
+code's conventions, all kept here:
+
+- **Units.** Time in milliseconds, rates in packets per millisecond, windows in packets
+  (packets of 1514 B in the paper's configurations). The constants of the paper then read
+  per millisecond: eq. (18)'s max filter relaxes at 5/ms, eq. (9)'s min filter at 1/ms, and
+  the smooth step σ has sharpness 500 per unit of its argument (ms or packets/ms), the
+  pulses of eq. (21) sharpness 5.
+- **Integration.** Explicit Euler on a fixed step (10 us in the paper), each variable kept
+  as a history and read back at whole steps: a delay of d ms reads the value ``int(d/h)``
+  steps back (truncated, as the code does), the link sees a flow's rate its source latency
+  ``d0`` back (rounded), and nothing is read before the start (index 0). BBRv2's look back
+  to the previous period counts from int(t/h), one step short where k h / h rounds below
+  k, as in the code.
+- **Network (eqs. 1-6).** q' = (1 - p) y - C held in [0, B]. Drop-tail (eq. 4) has two
+  loss signals: ``p`` = 1 - C/y while the queue is full and y > C (Reno's and CUBIC's
+  feedback), and the continuous ``pc`` = (1 - C/y)(q/B)^100 (BBRv2's loss signal and the
+  loss metric). RED (eq. 6): p = pc = q/B.
+- **Feedback lookbacks.** An ACK arriving now reports the rate sent one RTT ago, the RTT
+  being the one measured one propagation delay ago (τ(t - D)), so the lookback includes
+  queueing delay; its loss is the link's loss τ(t - D) - d0 ago.
+- **Reno (eq. 39)** as printed, with the discrete drop signal.
+- **CUBIC (eqs. 40-41).** While the drop signal exceeds 1e-6 at the flow's lookback,
+  ``s`` (ms) relaxes to 0 at 1/ms and ``w_max`` towards the window two RTTs back at 1/ms;
+  otherwise s grows by 1 per ms. w = 0.4 (s/1000 + 2 - cbrt(0.7 w_max/0.4))^3 + w_max:
+  K with the printed b = 0.7 and a 2-s offset, at least one packet. Start: s = 0 and
+  w_max = 1.1 w0.
+- **BBR (eqs. 9-23).** Delivery rate x(t - τ) C / y(t - τ + d0) when the link was
+  saturated or queued; ProbeRTT mode and timer relax towards their targets at 1/ms once the
+  timer (10 s, 200 ms in ProbeRTT) has run out, and mode is the rounded relaxed value;
+  cwnd 2 ceil(x_btl RTprop) (ProbeRTT: 4 packets); max filter with a 10-ms reset at the
+  period start; x_btl moves to x_max at the period's end (sharp σ, 1/ms) for BBRv1; pulses
+  of 1/4 at phase ``i mod 6`` with σ of sharpness 5; a period lasts 8 RTprop.
+- **BBRv2 (eqs. 24-32), as the code's §3.1 reading.** Period min(2 + i/N s, 63 RTprop);
+  inflight_hi grows while it binds as 2^(t/RTprop) and falls by 0.3/RTT per ms while the
+  loss signal is at least 2 %, never below 1.15 estimated BDPs; inflight_lo equals
+  inflight_hi outside cruise and falls by -ln(0.9)/RTT per ms in cruise under that loss;
+  the window is min(2 ceil(BDP), inflight_lo, 0.85 inflight_hi in cruise); down mode starts
+  after one RTprop when inflight exceeds 499/400 BDP or loss reaches 2 %, and ends when
+  inflight falls to min(BDP, 0.85 inflight_hi) or after 10 RTprop; x_btl takes the larger
+  of the current and previous period's maxima while down; ProbeRTT window BDP/2. Start: in
+  cruise, the period begun 10 D_i + U s earlier (U uniform in [0, 1), seeded), inflight_hi
+  (1 + max(b - 4, 0)/2) 5/4 w0 with b the buffer in units of the paper's link BDP.
+- **Start.** Every flow's window is its fair share of its own BDP, w0 = D_i C / N; BBR's
+  bandwidth estimates start at w0 / D_0 (flow 0's RTT, as in the code); BBRv1's window at
+  that estimate times its RTT.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from ..params import invalid
+
+RENO, CUBIC, BBR1, BBR2 = 0, 1, 2, 3
+MSS_BYTES = 1514  # the paper's packet size (Ethernet frame of a 1460-B segment + headers)
+SHARP = 500.0  # σ's sharpness
+SMOOTH = 5.0  # the pulses' σ (eq. 21)
+LOSS_ABRUPTNESS = 100.0  # drop-tail's continuous loss exponent
+N_METRICS = 5  # queue sum, lost volume, sent volume, utilisation sum, jitter sum
+
+
+@njit(cache=True, inline="always")
+def _sig(x, k):
+    # the code's form, kept exactly (1 - 1/(1 + e^{kx}) below 0). Beyond |kx| = 40,
+    # e^{-|kx|} < 2^-57 vanishes against 1 and the code's result is exactly 1 or 0: return
+    # it without the exponential (same bits, fewer cycles)
+    if k * x > 40.0:
+        return 1.0
+    if k * x < -40.0:
+        return 0.0
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-k * x))
+    return 1.0 - 1.0 / (1.0 + math.exp(k * x))
+
+
+@njit(cache=True, inline="always")
+def _idc(x):
+    return 1.0 if x >= 0.0 else 0.0
+
+
+@njit(cache=True, inline="always")
+def _gamma(x):
+    return x * _sig(x, SHARP)
+
+
+@njit(cache=True, inline="always")
+def _round(x):
+    """Python's round(): to the nearest integer, halves to even."""
+    r = math.floor(x + 0.5)
+    if r - x == 0.5 and r % 2.0 != 0.0:
+        r -= 1.0
+    return r
+
+
+@njit(cache=True, inline="always")
+def _at(slot, k, d, r):
+    """The ring slot of step max(k - d, 0), given ``slot`` = k mod r (and d < r)."""
+    if d >= k:
+        return 0
+    s = slot - d
+    return s + r if s < 0 else s
+
+
+@njit(cache=True, nogil=True)
+def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, x0_est,
+              w_hi0, tstr0):
+    """Integrate ``n_steps`` steps of ``h`` ms; return sampled traces and the metrics.
+
+    ``cca`` per flow (RENO, CUBIC, BBR1, BBR2); ``d0`` source latency and ``dd`` RTT (ms);
+    ``capacity`` packets/ms; ``buffer`` packets; ``red`` RED instead of drop-tail; ``start``
+    the first step counted in the metrics; ``every`` the sampling stride; ``w0`` initial
+    windows; ``x0_est`` BBR's initial bandwidth estimate; ``w_hi0`` BBRv2's initial
+    inflight_hi; ``tstr0`` the initial period start (ms).
+    """
+    n = cca.shape[0]
+    d_max = dd.max()
+    # ring lengths: the feedback lookbacks (at most 2 RTTs plus a full queue), BBRv2's
+    # period (eq. 28's maximum of the previous period), and eq. 11's 10-s RTprop window
+    r_s = min(int((2.0 * d_max + buffer / capacity + 20.0) / h) + 3, n_steps + 1)
+    r_t = min(int(3100.0 / h) + 3, n_steps + 1)
+    r_10 = min(int(10000.0 / h) + 3, n_steps + 1)
+    any_bbr = False
+    for i in range(n):
+        if cca[i] >= BBR1:
+            any_bbr = True
+    if not any_bbr:
+        r_t = 1
+        r_10 = 1
+    xs = np.zeros((r_s, n))
+    ws = np.zeros((r_s, n))
+    taus = np.zeros((r_s, n))
+    mprts = np.zeros((r_s, n))
+    tprts = np.zeros((r_s, n))
+    xmaxs = np.zeros((r_t, n))
+    tmins = np.zeros((r_10, n))
+    qs = np.zeros(r_s)
+    ys = np.zeros(r_s)
+    ps = np.zeros(r_s)
+    pcs = np.zeros(r_s)
+    # current values (index k - 1 while step k is computed)
+    w = w0.copy()
+    x = w0 / dd
+    tau = dd.copy()
+    wmax = 1.1 * w0
+    s = np.zeros(n)
+    xbtl = x0_est.copy()
+    xmax = x0_est.copy()
+    xdel = x0_est.copy()
+    xpcg = x0_est.copy()
+    tmin = dd.copy()
+    tprt = np.full(n, 10000.0)
+    mprt = np.zeros(n)
+    mcrs = np.full(n, -1.0)
+    mdwn = np.zeros(n)
+    whi = w_hi0.copy()
+    wlo = w0.copy()
+    tstr = tstr0.copy()
+    for i in range(n):
+        if cca[i] == BBR1:
+            w[i] = xbtl[i] * tmin[i]
+            x[i] = w[i] / dd[i]
+        elif cca[i] == BBR2:
+            tprt[i] = 5000.0
+    has_bbr2 = False
+    for i in range(n):
+        if cca[i] == BBR2:
+            has_bbr2 = True
+    if has_bbr2:
+        for i in range(n):
+            mcrs[i] = 1.0
+    v = w.copy()
+    q = 0.0
+    y = 0.0
+    for i in range(n):
+        y += w[i] / dd[i]
+        xs[0, i] = x[i]
+        ws[0, i] = w[i]
+        taus[0, i] = tau[i]
+        tprts[0, i] = tprt[i]
+        xmaxs[0, i] = xmax[i]
+        tmins[0, i] = tmin[i]
+    ys[0] = y
+    n_out = (n_steps - 1) // every + 1
+    out = np.zeros((12, n_out, n))
+    out_link = np.zeros((3, n_out))
+    metrics = np.zeros(N_METRICS)
+    rate_sum = np.zeros(n)
+    d0_steps = np.empty(n, np.int64)
+    tau_steps = np.empty(n, np.int64)
+    tau2_steps = np.empty(n, np.int64)
+    tauq_steps = np.empty(n, np.int64)
+    for i in range(n):
+        d0_steps[i] = int(round(d0[i] / h))
+        tau_steps[i] = int(dd[i] / h)
+        tau2_steps[i] = int(2 * dd[i] / h)
+        tauq_steps[i] = int((dd[i] - d0[i]) / h)
+    s10 = int(10000.0 / h)
+    s16 = int(16.0 / h)
+    s1ms = int(1.0 / h)
+    for k in range(n_steps):
+        ks = k % r_s
+        kt = k % r_t
+        k10 = k % r_10
+        if k > 0:
+            # eq. (1)-(2): arrivals at the link, queue
+            y = 0.0
+            for i in range(n):
+                y += xs[_at(ks, k, d0_steps[i], r_s), i]
+            q = min(max(0.0, q + ((1.0 - ps[_at(ks, k, 1, r_s)]) * y - capacity) * h), buffer)
+            ys[ks] = y
+            qs[ks] = q
+            t = k * h
+            for i in range(n):
+                tau[i] = dd[i] + q / capacity  # eq. (3)
+                lb_tau = _at(ks, k, tau_steps[i], r_s)
+                tau_lb = taus[lb_tau, i]
+                lb_x = _at(ks, k, int(tau_lb / h), r_s)
+                lb_p = _at(ks, k, int((tau_lb - d0[i]) / h), r_s)
+                c = cca[i]
+                if c == RENO:  # eq. (39)
+                    xa = xs[lb_x, i]
+                    pa = ps[lb_p]
+                    w[i] = max(1.0, w[i] + h * (xa * (1.0 - pa) / w[i] - xa * pa * w[i] / 2.0))
+                    x[i] = w[i] / tau[i]
+                elif c == CUBIC:  # eqs. (40)-(41)
+                    lost = _idc(ps[lb_p] - 1e-6)
+                    w_2tau = ws[_at(ks, k, tau2_steps[i], r_s), i]
+                    wmax[i] = wmax[i] + h * lost * (w_2tau - wmax[i])
+                    s[i] = s[i] + h * (1.0 - lost * s[i])
+                    f = s[i] / 1000.0 + 2.0 - (wmax[i] * 0.7 / 0.4) ** (1.0 / 3.0)
+                    w[i] = max(1.0, 0.4 * f ** 3.0 + wmax[i])
+                    x[i] = w[i] / tau[i]
+                else:
+                    t_net = t - tstr[i]
+                    rtprop = tmins[_at(k10, k, tau_steps[i], r_10), i]
+                    if c == BBR1:
+                        t_pbw = 8.0 * rtprop
+                    else:
+                        t_pbw = min(2000.0 + i / n * 1000.0, 63.0 * rtprop)
+                    # eq. (17): delivery rate
+                    y_p = ys[lb_p]
+                    x_lb = xs[lb_x, i]
+                    if y_p >= capacity or qs[_at(ks, k, tauq_steps[i], r_s)] > 0.0:
+                        xdel_new = x_lb / y_p * capacity
+                    else:
+                        xdel_new = x_lb
+                    xdel[i] = xdel_new
+                    # eqs. (11)-(13): ProbeRTT mode and timer
+                    expired = _idc(-tprts[lb_tau, i])
+                    stale = _idc(tmin[i] - tmins[_at(k10, k, s10, r_10), i])
+                    m_tau = mprts[lb_tau, i]
+                    mprt[i] = mprt[i] + h * (expired * (stale * (1.0 - m_tau) - mprt[i]))
+                    tprt[i] = tprt[i] + h * (expired * (10000.0 - 9800.0 * stale * (1.0 - m_tau)
+                                                        - tprt[i]) - 1.0)
+                    m_val = _round(mprt[i])
+                    crs = max(mcrs[i], 0.0)
+                    # eq. (23) / (31): window
+                    bdp = xbtl[i] * rtprop
+                    if c == BBR1:
+                        w_prt = 4.0
+                        w_pbw = 2.0 * math.ceil(bdp)
+                    else:
+                        w_prt = bdp / 2.0
+                        w_pbw = min(2.0 * math.ceil(bdp),
+                                    min(wlo[i], (1.0 - crs * 0.15) * whi[i]))
+                    w[i] = (1.0 - m_val) * w_pbw + m_val * w_prt
+                    # eq. (18): max filter, reset at the period start
+                    xmax[i] = xmax[i] + h * (1.0 - m_val) * (
+                        5.0 * _gamma(xdel_new - xmax[i]) - _sig(10.0 - t_net, SHARP) * xmax[i])
+                    # eq. (20) / (28): bottleneck estimate
+                    if c == BBR1:
+                        xbtl[i] = xbtl[i] + h * (1.0 - m_val) * (
+                            _sig(t_net - t_pbw + 10.0, SHARP) * (xmax[i] - xbtl[i]))
+                    else:
+                        # the code counts this lookback from int(t/h), which is k - 1
+                        # where k h / h rounds below k
+                        back = int(t_pbw / h) + (k - int(t / h))
+                        xmax_t = xmaxs[_at(kt, k, back, r_t), i]
+                        sample = max(xmax_t, xmax[i])
+                        xbtl[i] = xbtl[i] + (1.0 - m_val) * _idc(mdwn[i] - 0.1) * (
+                            sample - xbtl[i])
+                    # eq. (19): inflight
+                    dv_pbw = x[i] - xdel_new
+                    if c == BBR2:
+                        drain = min(bdp, 0.85 * whi[i])
+                        dv_pbw = (1.0 - crs) * dv_pbw + crs * (drain - v[i])
+                    dv = (1.0 - m_val) * dv_pbw + m_val * (w[i] - v[i])
+                    v[i] = max(v[i] + h * dv, 0.0)
+                    # eqs. (21)-(22) / (25)-(26): pacing
+                    x_ifl = w[i] / tau_lb
+                    dmdwn = 0.0
+                    if c == BBR1:
+                        phi = i % 6
+                        ph0 = 0.25 * _sig(t_net - phi * rtprop, SMOOTH) * _sig(
+                            (phi + 1) * rtprop - t_net, SMOOTH)
+                        ph1 = 0.25 * _sig(t_net - (phi + 1) * rtprop, SMOOTH) * _sig(
+                            (phi + 2) * rtprop - t_net, SMOOTH)
+                    else:
+                        drain = min(bdp, 0.85 * whi[i])
+                        pc_lb = pcs[lb_p]
+                        dmdwn = ((1.0 - crs) * _idc(t_net - rtprop)
+                                 * min(_idc(v[i] - 499.0 / 400.0 * bdp) + _idc(pc_lb - 0.02), 1.0)
+                                 * (1.0 - mdwn[i])
+                                 - mdwn[i] * min(_idc(drain - v[i]) + _idc(t_net - 10.0 * rtprop),
+                                                 1.0))
+                        mdwn[i] = mdwn[i] + dmdwn
+                        ph0 = (1.0 - crs) * _sig(t_net - rtprop, SHARP) * (1.0 - mdwn[i]) * 0.25
+                        ph1 = mdwn[i] * 0.25
+                    xpcg[i] = xbtl[i] * (1.0 + ph0 - ph1)
+                    x_pbw = min(x_ifl, xpcg[i])
+                    x[i] = (1.0 - m_val) * x_pbw + m_val * (v[i] / tau[i])  # eqs. (14)-(15)
+                    if c == BBR2:  # eqs. (29)-(30), as the code's §3.1 reading
+                        bdp = xbtl[i] * rtprop
+                        pc_lb = pcs[lb_p]
+                        dwhi = ((1.0 - crs) * _idc(t_net - rtprop) * _sig(v[i] - whi[i], SMOOTH)
+                                * 2.0 ** (t_net / rtprop)
+                                - (1.0 - crs) * _idc(pc_lb - 0.02) * 0.3 / dd[i] * whi[i])
+                        whi_new = max(whi[i] + h * dwhi, 1.15 * bdp)
+                        dwlo = ((1.0 - mcrs[i]) * (whi_new - wlo[i]) / h
+                                - crs * _idc(pc_lb - 0.02) * -math.log(0.9) / dd[i] * wlo[i])
+                        whi[i] = whi_new
+                        wlo[i] = wlo[i] + h * dwlo
+                        dmcrs = (_idc(-dmdwn - 0.1) * (1.0 - crs)
+                                 - _idc(t_net - t_pbw) * crs) / h
+                        mcrs[i] = mcrs[i] + h * dmcrs
+                    # eq. (9): RTprop
+                    tmin[i] = tmin[i] + h * (-_gamma(tmin[i] - tau_lb))
+                    # eq. (16): period start
+                    tstr[i] = tstr[i] + _idc(t - tstr[i] - t_pbw) * (t - tstr[i])
+                    mprts[ks, i] = mprt[i]
+                    tprts[ks, i] = tprt[i]
+                    xmaxs[kt, i] = xmax[i]
+                    tmins[k10, i] = tmin[i]
+                xs[ks, i] = x[i]
+                ws[ks, i] = w[i]
+                taus[ks, i] = tau[i]
+            # eqs. (4)/(6): loss
+            if red:
+                ql = q if n > 1 else qs[_at(ks, k, s16, r_s)]
+                p = min(max(ql / buffer, 0.0), 1.0)
+                pc = p
+            else:
+                p = (1.0 - capacity / y) if (q == buffer and y > capacity) else 0.0
+                p = max(0.0, min(p, 1.0))
+                pc = (1.0 - capacity / y) * (q / buffer) ** LOSS_ABRUPTNESS if y > capacity else 0.0
+                pc = max(0.0, min(pc, 1.0))
+            ps[ks] = p
+            pcs[ks] = pc
+        else:
+            p = 0.0
+            pc = 0.0
+        if k >= start:  # the authors' metrics (process_trace.analyze_trace)
+            metrics[0] += q
+            metrics[1] += pc * y
+            metrics[2] += y
+            metrics[3] += (min(y / capacity, 1.0) if q <= 0.0 else 1.0)
+            for i in range(n):
+                rate_sum[i] += x[i]
+            if k >= start + s1ms and (k - start) % s1ms == 0:
+                metrics[4] += abs(taus[ks, 0] - taus[_at(ks, k, s1ms, r_s), 0])
+        if k % every == 0:
+            o = k // every
+            out_link[0, o] = q
+            out_link[1, o] = pc
+            out_link[2, o] = y
+            per_flow = (x, w, tau, xbtl, xmax, tmin, mprt, v, xpcg, mdwn, mcrs, whi)
+            for j in range(12):
+                out[j, o, :] = per_flow[j]
+    return out, out_link, metrics, rate_sum
+
+
+def paper_flows(ccas: Sequence[str], senders: int, link_latency_ms: float,
+                source_latency_ms: tuple[float, float], seed: int = 1
+                ) -> tuple[list[str], list[float], list[float], list[float]]:
+    """The flows of one of the paper's configurations, drawn as the authors' code does.
+
+    ``ccas`` are the CCAs sharing the link (e.g. ``["cubic", "bbr1"]``), each taken by
+    ``senders / len(ccas)`` flows in alphabetical order of the code's names (BBR, BBR2, CUBIC,
+    RENO). Each flow's source latency is drawn uniformly from ``source_latency_ms`` with
+    Python's Mersenne Twister seeded with ``seed`` (1 in the paper) and rounded to 0.1 ms;
+    its RTT is 2 (link latency + source latency). The next ``senders`` draws of the same
+    generator place BBRv2's period phases. Returns the CCAs, source latencies (ms), RTTs (ms)
+    and phase draws, one per flow.
+    """
+    names = {"reno": "RENO", "cubic": "CUBIC", "bbr1": "BBR", "bbr2": "BBR2"}
+    for c in ccas:
+        if c not in names:
+            raise invalid("ccas", c, f"one of {', '.join(names)}")
+    if not (isinstance(senders, int) and senders >= len(ccas) and senders % len(ccas) == 0):
+        raise invalid("senders", senders, f"a positive multiple of {len(ccas)} (one per CCA)")
+    lo, hi = source_latency_ms
+    if not 0 < lo <= hi:
+        raise invalid("source_latency_ms", source_latency_ms, "0 < min <= max (ms)")
+    by_name = {v: k for k, v in names.items()}
+    per = senders // len(ccas)
+    flows = [by_name[nm] for nm in sorted(names[c] for c in ccas) for _ in range(per)]
+    rng = random.Random(seed)
+    d0 = [float(f"{rng.uniform(lo, hi):.1f}") for _ in range(senders)]
+    rtt = [2 * link_latency_ms + 2 * d for d in d0]
+    phases = [rng.random() for _ in range(senders)]
+    return flows, d0, rtt, phases
+
+
+def inflight_hi_factor(buffer_pkts: float, capacity_pps: float, link_latency_s: float) -> float:
+    """BBRv2's initial inflight_hi in initial windows, as the authors' code sets it:
+    (1 + max(b - 4, 0)/2) 5/4, with b the buffer in units of ceil(C x link latency) packets
+    (the paper's "BDP of link l"). The paper says only that it depends on the buffer."""
+    unit = math.ceil(capacity_pps * link_latency_s - 1e-9)
+    if not (unit >= 1 and buffer_pkts > 0):
+        raise invalid("link_latency_s", link_latency_s, "> 0 with C x latency >= 1 packet")
+    return (1 + 2 * max(buffer_pkts / unit - 4, 0) / 4) * 5 / 4
+
+
+def simulate(cfg, warmup_s: float = 0.0):
+    """Integrate ``cfg`` (a :class:`.solve.Config` with ``reading="published"``).
+
+    Returns the sampled :class:`.solve.Trace` and the authors' metrics over
+    ``t >= warmup_s``, computed on every step as their ``analyze_trace`` does: mean queue
+    (packets), Jain index of the flows' mean rates, loss (dropped over sent volume, from the
+    continuous loss signal), utilisation, jitter (mean change of flow 0's RTT per ms, ms) and
+    each flow's mean rate (packets/s).
+    """
+    from .solve import BBR_FIELDS, Trace, initial_windows
+
+    cfg.check()
+    h = round(cfg.step_s * 1e3, 12)  # ms
+    n = len(cfg.flows)
+    d0 = np.array([round(f.d_f * 1e3, 9) for f in cfg.flows])
+    dd = np.array([round(f.d_p * 1e3, 9) for f in cfg.flows])
+    if not (d0 >= h).all():
+        raise invalid("flows[].d_f", float(d0.min()) / 1e3,
+                      f">= step_s ({cfg.step_s:g} s): the link reads each rate d_f back")
+    cap = cfg.capacity_pps / 1e3
+    n_steps = int(cfg.duration_s * 1000 / h)
+    start = int(warmup_s * 1000 / h)
+    if not 0 <= start < n_steps:
+        raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < duration_s = {cfg.duration_s:g}")
+    every = max(1, int(round(cfg.sample_s * 1e3 / h)))
+    w0 = (initial_windows(cfg) if cfg.initial_window is not None else dd * cap / n)
+    cca = np.array([{"reno": RENO, "cubic": CUBIC, "bbr1": BBR1, "bbr2": BBR2}[f.cca]
+                    for f in cfg.flows], dtype=np.int64)
+    phase = np.broadcast_to(np.asarray(cfg.bbr2_phase, dtype=float), (n,))
+    tstr0 = np.where((cca == BBR2).any(), -10.0 * dd - phase * 1000.0, 0.0)
+    out, link, m, rate_sum = integrate(
+        cca, d0, dd, cap, float(cfg.buffer_pkts), cfg.aqm == "red", h, n_steps, start, every,
+        w0, w0 / dd[0], cfg.inflight_hi_factor * w0, tstr0)
+    counted = n_steps - start
+    jitter_n = len(range(start + int(1 / h), n_steps, int(1 / h)))
+    rates = rate_sum / counted
+    summary = {"avg_queue_pkts": m[0] / counted, "loss": m[1] / m[2] if m[2] > 0 else 0.0,
+               "utilization": m[3] / counted,
+               "jain": float(rates.sum() ** 2 / (n * (rates ** 2).sum())),
+               "jitter_ms": m[4] / jitter_n if jitter_n else float("nan"),
+               "rates_pps": rates * 1e3}
+    t = np.arange(link.shape[1]) * every * h / 1e3
+    scale = np.array([1e3, 1.0, 1e-3, 1e3, 1e3, 1e-3, 1.0, 1.0, 1e3, 1.0, 1.0, 1.0])
+    out = out * scale[:, None, None]
+    bbr = {name: out[3 + j] for j, name in enumerate(BBR_FIELDS)}
+    trace = Trace(cfg, t, out[0], out[1], out[2], link[0], link[1], link[2] * 1e3, bbr)
+    return trace, summary
