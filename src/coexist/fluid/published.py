@@ -154,6 +154,8 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
     tau = dd.copy()
     wmax = 1.1 * w0
     s = np.zeros(n)
+    k_cubic = np.zeros(n)  # eq. (41)'s K, and the w_max it was computed for
+    k_at = np.full(n, -1.0)
     xbtl = x0_est.copy()
     xmax = x0_est.copy()
     xdel = x0_est.copy()
@@ -238,7 +240,10 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
                     w_2tau = ws[_at(ks, k, tau2_steps[i], r_s), i]
                     wmax[i] = wmax[i] + h * lost * (w_2tau - wmax[i])
                     s[i] = s[i] + h * (1.0 - lost * s[i])
-                    f = s[i] / 1000.0 + 2.0 - (wmax[i] * 0.7 / 0.4) ** (1.0 / 3.0)
+                    if wmax[i] != k_at[i]:  # K changes only with w_max (same bits)
+                        k_cubic[i] = (wmax[i] * 0.7 / 0.4) ** (1.0 / 3.0)
+                        k_at[i] = wmax[i]
+                    f = s[i] / 1000.0 + 2.0 - k_cubic[i]
                     w[i] = max(1.0, 0.4 * f ** 3.0 + wmax[i])
                     x[i] = w[i] / tau[i]
                 else:
