@@ -78,8 +78,8 @@ def _config(**kw):
 
 
 @pytest.mark.parametrize("kw, msg", [
-    ({"rtprop_expiry": True}, "rtprop_expiry"), ({"cubic_recovery": True}, "cubic_recovery"),
-    ({"k_sigmoid": 5.0}, "k_sigmoid"), ({"bbr2_phase": 1.0}, "bbr2_phase"),
+    ({"k_sigmoid": 5.0}, "k_sigmoid"), ({"k_window": 2.0}, "k_window"),
+    ({"l_droptail": 50.0}, "l_droptail"), ({"bbr2_phase": 1.0}, "bbr2_phase"),
     ({"bbr2_phase": (0.1,)}, "one value per flow")])
 def test_published_reading_refuses_options_it_does_not_have(kw, msg):
     with pytest.raises(ParameterError, match=msg):
@@ -179,3 +179,39 @@ def test_theorem_4_bbr2_is_fair_but_queues_more_than_the_reduced_model(n):
     theorem_q = (n - 1) / (4 * n + 1) * DC
     assert m["jain"] >= 0.98
     assert 1.5 * theorem_q <= m["avg_queue_pkts"] <= 3.5 * theorem_q
+
+
+def _two_flows(expiry: bool, recovery: bool):
+    rtt = 0.040
+    flows = (solve.Flow("cubic", 0.001, rtt - 0.001), solve.Flow("bbr1", 0.001, rtt - 0.001))
+    cfg = solve.Config(PPS, float(round(5 * PPS * rtt)), flows, duration_s=60.0,
+                       reading="published", rtprop_expiry=expiry, cubic_recovery=recovery)
+    return published.simulate(cfg, 10.0)
+
+
+def test_rtprop_expiry_lets_bbrs_estimate_rise_with_the_queue():
+    """Eq. (9) only lowers RTprop, so as published BBR's estimate stays at the propagation
+    delay beside CUBIC's standing queue; with Linux's expiring min-RTT filter each ProbeRTT
+    entry takes the RTT of that moment, queue included, and BBR's window grows with it."""
+    off, m_off = _two_flows(False, False)
+    on, m_on = _two_flows(True, False)
+    assert off.bbr["tau_min"][:, 1].max() <= 0.040 + 1e-6
+    assert on.bbr["tau_min"][:, 1].max() > 0.040 + 0.05  # took a sample with > 50 ms queue
+    share = {k: m["rates_pps"][1] / m["rates_pps"].sum() for k, m in (("off", m_off),
+                                                                       ("on", m_on))}
+    assert share["on"] > share["off"] + 0.1
+
+
+def test_cubic_recovery_cuts_once_per_episode_and_keeps_the_link_full():
+    """With one cut per loss episode, a lone CUBIC flow (80 ms, 2 BDP) never falls below
+    the window its cut gives from its peak, eq. (41) at s = 0: w_max + 0.4 (2 - K)^3."""
+    flows = (solve.Flow("cubic", 0.001, 0.079),)
+    cfg = solve.Config(PPS, float(round(2 * PPS * 0.080)), flows, duration_s=30.0,
+                       reading="published", cubic_recovery=True)
+    tr, m = published.simulate(cfg, 10.0)
+    assert m["utilization"] > 0.99
+    w = tr.window_pkts[:, 0]
+    late = tr.t > 10.0
+    peak = np.maximum.accumulate(w)[late]
+    one_cut = peak + 0.4 * (2.0 - np.cbrt(0.7 * peak / 0.4)) ** 3
+    assert (w[late] >= one_cut - 1.0).all()

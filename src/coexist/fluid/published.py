@@ -46,6 +46,12 @@ code's conventions, all kept here:
   of the current and previous period's maxima while down; ProbeRTT window BDP/2. Start: in
   cruise, the period begun 10 D_i + U s earlier (U uniform in [0, 1), seeded), inflight_hi
   (1 + max(b - 4, 0)/2) 5/4 w0 with b the buffer in units of the paper's link BDP.
+- **Two Linux mechanisms, off by default** (as in :mod:`.solve`): ``rtprop_expiry``, BBR's
+  min-RTT filter expiring at each ProbeRTT entry, where RTprop takes the RTT sample of that
+  moment, even a larger one (eq. 9 then only lowers it again); ``cubic_recovery``, CUBIC
+  reacting to a loss episode once, as Linux's fast recovery does: at the first loss it
+  sees it sets w_max to its window and s to 0, and it ignores losses for the RTT it sees
+  then, instead of relaxing s and w_max for as long as losses arrive.
 - **Start.** Every flow's window is its fair share of its own BDP, w0 = D_i C / N; BBR's
   bandwidth estimates start at w0 / D_0 (flow 0's RTT, as in the code); BBRv1's window at
   that estimate times its RTT.
@@ -114,14 +120,15 @@ def _at(slot, k, d, r):
 
 @njit(cache=True, nogil=True)
 def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, x0_est,
-              w_hi0, tstr0):
+              w_hi0, tstr0, expiry=False, recovery=False):
     """Integrate ``n_steps`` steps of ``h`` ms; return sampled traces and the metrics.
 
     ``cca`` per flow (RENO, CUBIC, BBR1, BBR2); ``d0`` source latency and ``dd`` RTT (ms);
     ``capacity`` packets/ms; ``buffer`` packets; ``red`` RED instead of drop-tail; ``start``
     the first step counted in the metrics; ``every`` the sampling stride; ``w0`` initial
     windows; ``x0_est`` BBR's initial bandwidth estimate; ``w_hi0`` BBRv2's initial
-    inflight_hi; ``tstr0`` the initial period start (ms).
+    inflight_hi; ``tstr0`` the initial period start (ms). ``expiry`` and ``recovery`` are
+    the two Linux mechanisms of :func:`simulate` (off: the code as published).
     """
     n = cca.shape[0]
     d_max = dd.max()
@@ -156,6 +163,8 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
     s = np.zeros(n)
     k_cubic = np.zeros(n)  # eq. (41)'s K, and the w_max it was computed for
     k_at = np.full(n, -1.0)
+    rec_left = np.zeros(n)  # recovery option: ms left of the current loss episode
+    m_last = np.zeros(n)  # expiry option: the ProbeRTT mode of the previous step
     xbtl = x0_est.copy()
     xmax = x0_est.copy()
     xdel = x0_est.copy()
@@ -237,9 +246,18 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
                     x[i] = w[i] / tau[i]
                 elif c == CUBIC:  # eqs. (40)-(41)
                     lost = _idc(ps[lb_p] - 1e-6)
-                    w_2tau = ws[_at(ks, k, tau2_steps[i], r_s), i]
-                    wmax[i] = wmax[i] + h * lost * (w_2tau - wmax[i])
-                    s[i] = s[i] + h * (1.0 - lost * s[i])
+                    if recovery:  # one cut per loss episode, none for a round trip after
+                        if rec_left[i] > 0.0:
+                            rec_left[i] -= h
+                        elif lost > 0.0:
+                            wmax[i] = w[i]
+                            s[i] = 0.0
+                            rec_left[i] = tau[i]
+                        s[i] = s[i] + h
+                    else:
+                        w_2tau = ws[_at(ks, k, tau2_steps[i], r_s), i]
+                        wmax[i] = wmax[i] + h * lost * (w_2tau - wmax[i])
+                        s[i] = s[i] + h * (1.0 - lost * s[i])
                     if wmax[i] != k_at[i]:  # K changes only with w_max (same bits)
                         k_cubic[i] = (wmax[i] * 0.7 / 0.4) ** (1.0 / 3.0)
                         k_at[i] = wmax[i]
@@ -269,6 +287,9 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
                     tprt[i] = tprt[i] + h * (expired * (10000.0 - 9800.0 * stale * (1.0 - m_tau)
                                                         - tprt[i]) - 1.0)
                     m_val = _round(mprt[i])
+                    if expiry and m_val > m_last[i]:  # Linux: the expired filter takes
+                        tmin[i] = tau_lb  # the next sample, even a larger one
+                    m_last[i] = m_val
                     crs = max(mcrs[i], 0.0)
                     # eq. (23) / (31): window
                     bdp = xbtl[i] * rtprop
@@ -459,7 +480,8 @@ def simulate(cfg, warmup_s: float = 0.0):
     tstr0 = np.where((cca == BBR2).any(), -10.0 * dd - phase * 1000.0, 0.0)
     out, link, m, rate_sum = integrate(
         cca, d0, dd, cap, float(cfg.buffer_pkts), cfg.aqm == "red", h, n_steps, start, every,
-        w0, w0 / dd[0], cfg.inflight_hi_factor * w0, tstr0)
+        w0, w0 / dd[0], cfg.inflight_hi_factor * w0, tstr0, cfg.rtprop_expiry,
+        cfg.cubic_recovery)
     counted = n_steps - start
     jitter_n = len(range(start + int(1 / h), n_steps, int(1 / h)))
     rates = rate_sum / counted

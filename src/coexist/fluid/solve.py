@@ -161,8 +161,7 @@ class Config:
                    for v in phases):
             raise invalid("bbr2_phase", self.bbr2_phase, "numbers in [0, 1)")
         if self.reading == "published":
-            for name in ("k_sigmoid", "k_window", "l_droptail", "rtprop_expiry",
-                         "cubic_recovery"):
+            for name in ("k_sigmoid", "k_window", "l_droptail"):
                 if getattr(self, name) != getattr(Config, name):
                     raise invalid(name, getattr(self, name), f"{getattr(Config, name)!r} "
                                   "with reading='published' (the printed reading's option)")
