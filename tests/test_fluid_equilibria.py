@@ -265,3 +265,21 @@ def test_one_cut_per_episode_removes_the_published_models_80ms_regime():
     alone = equilibria.cubic_alone_state(rtt_s=0.08, **kw)
     assert alone["utilisation"] > 0.99 and alone["queue_below_bdp"] == 0.0
     assert alone["cubic_low_over_high"] == pytest.approx(0.7, abs=0.02)
+
+
+def test_every_fluid_helper_runs_either_reading_and_refuses_others():
+    """The published reading (the authors' code) and the printed one give different runs of
+    the same mix; an unknown reading is refused before any run, naming the parameter."""
+    kw = dict(group_size=2, group_rtts_s=[0.04], buffer_bdp=2.0, capacity_bps=20e6,
+              duration_s=4.0, warmup_s=1.0)
+    pub = equilibria.simulate_mix((1,), reading="published", **kw)
+    pri = equilibria.simulate_mix((1,), **kw)
+    assert set(pub.cca) == set(pri.cca) and not np.allclose(pub.goodput_bps, pri.goodput_bps)
+    with pytest.raises(ParameterError, match="'reading'"):
+        equilibria.simulate_mix((1,), reading="paper", **kw)
+    state = equilibria.two_flow_bbr_state(rtt_s=0.04, buffer_bdp=2.0, capacity_bps=20e6,
+                                          duration_s=4.0, warmup_s=1.0, reading="published")
+    assert 0 <= state["share"] <= 1
+    t = equilibria.two_flow_shares([20e6], [0.04], [2.0], duration_s=4.0, warmup_s=1.0,
+                                   reading="published", versions=[False])
+    assert list(t.reading) == ["published"]

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .. import nash
 from ..params import invalid
-from . import cache, metrics, solve
+from . import cache, metrics, published, solve
 
 BBR_VARIANTS = ("bbr1", "bbr2")
 
@@ -45,40 +45,41 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
                  buffer_bdp: float, capacity_bps: float, variant: str = "bbr1",
                  duration_s: float = 40.0, warmup_s: float = 10.0,
                  step_s: float = 5e-5, rtprop_expiry: bool = False,
-                 cubic_recovery: bool = False) -> pd.DataFrame:
+                 cubic_recovery: bool = False, reading: str = "printed") -> pd.DataFrame:
     """Per-flow goodput of one mix in the fluid model, one row per (group, algorithm).
 
     The buffer is ``buffer_bdp`` times the BDP of the shortest RTT, as in Mishra §4.5. Every
     flow starts at an equal share of that BDP, so no flow is favoured by its start.
     ``rtprop_expiry`` switches on the Linux RTprop filter expiry and ``cubic_recovery``
-    CUBIC's one cut per loss episode (:mod:`.solve`). Results are memoised on disk
-    (:mod:`.cache`).
+    CUBIC's one cut per loss episode (:mod:`.solve`); ``reading`` picks the model's reading
+    (:data:`.solve.READINGS`). Results are memoised on disk (:mod:`.cache`).
     """
     inputs = {"mix": [int(k) for k in mix], "group_size": int(group_size),
               "group_rtts_s": [float(r) for r in group_rtts_s], "buffer_bdp": float(buffer_bdp),
               "capacity_bps": float(capacity_bps), "variant": variant,
               "duration_s": float(duration_s), "warmup_s": float(warmup_s),
               "step_s": float(step_s), "rtprop_expiry": bool(rtprop_expiry),
-              "cubic_recovery": bool(cubic_recovery)}
+              "cubic_recovery": bool(cubic_recovery), "reading": _reading(reading)}
     return cache.memo("mix", inputs, lambda: _simulate_mix(**inputs)).copy()
 
 
 def two_flow_bbr_share(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
                        duration_s: float, warmup_s: float, step_s: float = 5e-5,
-                       rtprop_expiry: bool = False, cubic_recovery: bool = False) -> float:
+                       rtprop_expiry: bool = False, cubic_recovery: bool = False,
+                       reading: str = "printed") -> float:
     """BBR's share of the goodput of 1 CUBIC vs 1 BBRv1 flow in the fluid model, the
     setting of Mishra et al.'s two-flow model (from :func:`two_flow_bbr_state`: the run a
     :func:`simulate_mix` of one BBR flow in a group of two makes)."""
     return two_flow_bbr_state(rtt_s=rtt_s, buffer_bdp=buffer_bdp, capacity_bps=capacity_bps,
                               duration_s=duration_s, warmup_s=warmup_s, step_s=step_s,
                               rtprop_expiry=rtprop_expiry,
-                              cubic_recovery=cubic_recovery)["share"]
+                              cubic_recovery=cubic_recovery, reading=reading)["share"]
 
 
 def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
                        duration_s: float, warmup_s: float, step_s: float = 5e-5,
-                       rtprop_expiry: bool = False, cubic_recovery: bool = False
-                       ) -> dict[str, float]:
+                       rtprop_expiry: bool = False, cubic_recovery: bool = False,
+                       reading: str = "printed") -> dict[str, float]:
     """BBR's share and operating point in the fluid model's 1 CUBIC vs 1 BBRv1 run, after
     ``warmup_s``: what M-F12 reads from the measured
     runs' ``ss`` samples (:func:`coexist.measured.bbr_operating_point`).
@@ -95,13 +96,15 @@ def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
     inputs = {"rtt_s": float(rtt_s), "buffer_bdp": float(buffer_bdp),
               "capacity_bps": float(capacity_bps), "duration_s": float(duration_s),
               "warmup_s": float(warmup_s), "step_s": float(step_s),
-              "rtprop_expiry": bool(rtprop_expiry), "cubic_recovery": bool(cubic_recovery)}
+              "rtprop_expiry": bool(rtprop_expiry), "cubic_recovery": bool(cubic_recovery),
+              "reading": _reading(reading)}
     return dict(cache.memo("two_flow_state", inputs, lambda: _two_flow_state(**inputs)))
 
 
 def cubic_alone_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
                       duration_s: float, warmup_s: float, step_s: float = 5e-5,
-                      cubic_recovery: bool = False) -> dict[str, float]:
+                      cubic_recovery: bool = False, reading: str = "printed"
+                      ) -> dict[str, float]:
     """One CUBIC flow alone in the fluid model (eqs. 1-8, 40-41), after ``warmup_s``:
     whether its window settles (``cubic_low_over_high`` near 1: the fixed point with a
     steady trickle of loss) or swings deep enough to drain the queue under one BDP
@@ -111,25 +114,25 @@ def cubic_alone_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
     inputs = {"rtt_s": float(rtt_s), "buffer_bdp": float(buffer_bdp),
               "capacity_bps": float(capacity_bps), "duration_s": float(duration_s),
               "warmup_s": float(warmup_s), "step_s": float(step_s),
-              "cubic_recovery": bool(cubic_recovery)}
+              "cubic_recovery": bool(cubic_recovery), "reading": _reading(reading)}
     return dict(cache.memo("cubic_alone", inputs, lambda: _cubic_alone_state(**inputs)))
 
 
 def _cubic_alone_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
-                       step_s, cubic_recovery) -> dict[str, float]:
+                       step_s, cubic_recovery, reading) -> dict[str, float]:
     _, tr = _one_rtt_run((0,), 1, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
-                         step_s, False, cubic_recovery)
+                         step_s, False, cubic_recovery, reading)
     regime = metrics.cubic_bbr_regime(tr, warmup_s)
     return {"queue_below_bdp": regime["queue_below_bdp"],
             "cubic_low_over_high": regime["cubic_low_over_high"],
-            "utilisation": metrics.aggregate(tr, warmup_s)["utilisation"]}
+            "utilisation": metrics.link(tr, warmup_s)["utilisation"]}
 
 
 def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
                     buffers_bdp: Sequence[float], *, duration_s: float, warmup_s: float,
                     step_s: float = 5e-5, workers: int | None = None,
                     versions: Sequence[bool] = (False, True),
-                    cubic_recovery: bool = False) -> pd.DataFrame:
+                    cubic_recovery: bool = False, reading: str = "printed") -> pd.DataFrame:
     """BBR's share in 1 CUBIC vs 1 BBRv1 (:func:`two_flow_bbr_share`) at every capacity,
     RTT and buffer, for each of ``versions`` (``rtprop_expiry`` off: as published; on:
     with the Linux RTprop expiry), with CUBIC as published or, with ``cubic_recovery``,
@@ -153,19 +156,21 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
         c, r, b, expiry = job
         return two_flow_bbr_state(rtt_s=r, buffer_bdp=b, capacity_bps=c, duration_s=duration_s,
                                   warmup_s=warmup_s, step_s=step_s, rtprop_expiry=expiry,
-                                  cubic_recovery=cubic_recovery)
+                                  cubic_recovery=cubic_recovery, reading=reading)
 
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         states = pd.DataFrame(list(pool.map(one, jobs))).rename(columns={"share": "bbr_share"})
     table = pd.DataFrame(jobs, columns=["capacity_bps", "rtt_s", "buffer_bdp", "rtprop_expiry"])
     table["cubic_recovery"] = bool(cubic_recovery)
+    if reading != "printed":  # the figures' tables keep their columns in the printed reading
+        table["reading"] = reading
     return pd.concat([table, states], axis=1)
 
 
 def _two_flow_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s, step_s,
-                    rtprop_expiry, cubic_recovery) -> dict[str, float]:
+                    rtprop_expiry, cubic_recovery, reading) -> dict[str, float]:
     cfg, tr = _one_rtt_run((1,), 2, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
-                           step_s, rtprop_expiry, cubic_recovery)
+                           step_s, rtprop_expiry, cubic_recovery, reading)
     good = metrics.per_flow(tr, warmup_s)["goodput_bps"].to_numpy()
     i = [f.cca for f in cfg.flows].index("bbr1")
     late = tr.t >= warmup_s
@@ -178,33 +183,45 @@ def _two_flow_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s, st
 
 
 def _one_rtt_run(mix, group_size, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
-                 step_s, rtprop_expiry, cubic_recovery) -> tuple[solve.Config, solve.Trace]:
+                 step_s, rtprop_expiry, cubic_recovery, reading
+                 ) -> tuple[solve.Config, solve.Trace]:
     """The BBRv1/CUBIC run of one RTT group, with a warm-up that leaves part of it."""
     cfg, _ = _mix_config(mix, group_size, [rtt_s], buffer_bdp, capacity_bps, "bbr1",
-                         duration_s, step_s, rtprop_expiry, cubic_recovery)
+                         duration_s, step_s, rtprop_expiry, cubic_recovery, reading)
     if not 0 <= warmup_s < duration_s:
         raise invalid("warmup_s", warmup_s, f"0 <= warm-up < duration ({duration_s:g} s)")
     return cfg, solve.run(cfg)
 
 
 def _mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant, duration_s,
-                step_s, rtprop_expiry, cubic_recovery) -> tuple[solve.Config, list[int]]:
+                step_s, rtprop_expiry, cubic_recovery, reading="printed"
+                ) -> tuple[solve.Config, list[int]]:
     ccas, rtts, groups = mix_flows(mix, group_size, group_rtts_s, variant)
     n = len(ccas)
     pps = capacity_bps / (8 * solve.PACKET_BYTES)
+    if reading == "published":
+        start = published.start(ccas, rtts, buffer_bdp * pps * min(rtts), pps)
+    else:
+        start = {"initial_window": max(1.0, pps * min(rtts) / n)}
     cfg = solve.dumbbell(ccas, capacity_bps=capacity_bps, rtt_s=rtts, buffer_bdp=buffer_bdp,
                          duration_s=duration_s, step_s=step_s,
                          sample_s=max(step_s, min(1e-3, n / pps)),  # fine enough for jitter
-                         initial_window=max(1.0, pps * min(rtts) / n),
-                         rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery)
+                         rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery,
+                         reading=reading, **start)
     return cfg, groups
 
 
+def _reading(reading: str) -> str:
+    if reading not in solve.READINGS:
+        raise invalid("reading", reading, f"one of {', '.join(solve.READINGS)}")
+    return reading
+
+
 def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
-                  duration_s, warmup_s, step_s, rtprop_expiry, cubic_recovery
+                  duration_s, warmup_s, step_s, rtprop_expiry, cubic_recovery, reading
                   ) -> pd.DataFrame:
     cfg, groups = _mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
-                              duration_s, step_s, rtprop_expiry, cubic_recovery)
+                              duration_s, step_s, rtprop_expiry, cubic_recovery, reading)
     tr = solve.run(cfg)
     pf = metrics.per_flow(tr, warmup_s)
     pf["group"] = groups
@@ -237,7 +254,8 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
               warmup_s: float = 10.0, step_s: float = 5e-5, workers: int | None = None,
               progress: bool = True,
               mixes: Sequence[tuple[int, ...]] | None = None,
-              rtprop_expiry: bool = False, cubic_recovery: bool = False) -> pd.DataFrame:
+              rtprop_expiry: bool = False, cubic_recovery: bool = False,
+              reading: str = "printed") -> pd.DataFrame:
     """Per-flow goodput for every mix of every buffer: one fluid-model run per mix.
 
     A mix gives each RTT group's number of BBR flows (``0..group_size``); all
@@ -266,7 +284,7 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
         t = simulate_mix(m, group_size=group_size, group_rtts_s=rtts, buffer_bdp=b,
                          capacity_bps=capacity_bps, variant=variant, duration_s=duration_s,
                          warmup_s=warmup_s, step_s=step_s, rtprop_expiry=rtprop_expiry,
-                         cubic_recovery=cubic_recovery)
+                         cubic_recovery=cubic_recovery, reading=reading)
         t.insert(0, "buffer_bdp", b)
         t.insert(1, "mix", [m] * len(t))
         return t

@@ -448,6 +448,25 @@ def inflight_hi_factor(buffer_pkts: float, capacity_pps: float, link_latency_s: 
     return (1 + 2 * max(buffer_pkts / unit - 4, 0) / 4) * 5 / 4
 
 
+def start(ccas: Sequence[str], rtts_s: Sequence[float], buffer_pkts: float,
+          capacity_pps: float, seed: int = 1) -> dict:
+    """The published reading's start for a dumbbell of ``ccas`` with base RTTs ``rtts_s``
+    (half of each before the queue), as :class:`.solve.Config` keywords: each window its
+    fair share of its own BDP (the reading's default), BBRv2's initial inflight_hi from the
+    buffer in units of the paper's link BDP, the link latency taken as half the shortest RTT
+    (:func:`inflight_hi_factor`), and BBRv2's period phases the draws :func:`paper_flows`
+    makes for as many flows with ``seed``."""
+    kw: dict = {"initial_window": None,
+                "inflight_hi_factor": inflight_hi_factor(buffer_pkts, capacity_pps,
+                                                         min(rtts_s) / 2)}
+    if "bbr2" in ccas:
+        rng = random.Random(seed)
+        for _ in ccas:
+            rng.random()  # where paper_flows draws the source latencies
+        kw["bbr2_phase"] = tuple(rng.random() for _ in ccas)
+    return kw
+
+
 def simulate(cfg, warmup_s: float = 0.0):
     """Integrate ``cfg`` (a :class:`.solve.Config` with ``reading="published"``).
 
