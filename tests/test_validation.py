@@ -321,3 +321,15 @@ def test_queue_by_window_sets_one_column_per_window_in_order_and_averages_repeat
     assert view.loc[2.0, "measured 2-5 s"] == pytest.approx(0.5)
     assert view.loc[1.0, "measured 2-5 s"] == pytest.approx(0.3)
     assert validation.queue_by_window(shares.iloc[:0], "model").empty
+
+
+def test_metrics_figures_config_in_the_published_reading():
+    """The ten-flow dumbbell of the metric figures in the published reading starts as the
+    authors' code does, and refuses our post-loss start, which belongs to the printed one."""
+    kw = dict(capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
+              buffer_bdp=2.0, duration_s=2.0)
+    cfg = validation._config(("cubic", "bbr2"), reading="published", rtprop_expiry=True, **kw)
+    assert cfg.reading == "published" and cfg.initial_window is None and cfg.rtprop_expiry
+    assert len(cfg.bbr2_phase) == 10
+    with pytest.raises(ParameterError, match="'start'"):
+        validation._config(("cubic", "bbr2"), reading="published", start="post_loss", **kw)

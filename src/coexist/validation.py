@@ -82,29 +82,38 @@ def initial_windows(ccas: Sequence[str], *, bdp_pkts: float, buffer_pkts: float,
 
 def _config(pair: tuple[str, str], *, capacity_mbps: float, rtt_min_ms: float,
             rtt_max_ms: float, n_flows: int, buffer_bdp: float, duration_s: float,
-            aqm: str = "droptail", start: str = "paper"):
+            aqm: str = "droptail", start: str = "paper", reading: str = "printed",
+            rtprop_expiry: bool = False, cubic_recovery: bool = False):
     """The fluid dumbbell of the metrics figures: RTTs spread evenly over the range, flows
     alternating between the pair's algorithms, starting as ``start`` says
-    (:func:`initial_windows`)."""
-    from .fluid import solve
+    (:func:`initial_windows`); in the published reading, as the authors' code starts
+    (``start`` must then be ``paper``)."""
+    from .fluid import published, solve
 
     rtts = list(np.linspace(rtt_min_ms, rtt_max_ms, n_flows) / 1e3)
     pps = capacity_mbps * 1e6 / (8 * solve.PACKET_BYTES)
     ccas = [pair[i % 2] for i in range(n_flows)]
     bdp = pps * rtts[0]
+    if reading == "published":
+        if start != "paper":
+            raise invalid("start", start, "'paper' with reading='published' (the authors' "
+                          "code's own start)")
+        kw = published.start(ccas, rtts, buffer_bdp * bdp, pps)
+    else:
+        kw = {"initial_window": initial_windows(ccas, bdp_pkts=bdp,
+                                                buffer_pkts=buffer_bdp * bdp, start=start)}
     return solve.dumbbell(ccas, capacity_bps=capacity_mbps * 1e6, rtt_s=rtts,
                           buffer_bdp=buffer_bdp, duration_s=duration_s, aqm=aqm,
-                          sample_s=min(1e-3, n_flows / pps),
-                          initial_window=initial_windows(ccas, bdp_pkts=bdp,
-                                                         buffer_pkts=buffer_bdp * bdp,
-                                                         start=start))
+                          sample_s=min(1e-3, n_flows / pps), reading=reading,
+                          rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery, **kw)
 
 
 def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
                   n_flows: int, buffers_bdp: Sequence[float], duration_s: float,
                   warmup_s: float, aqms: Sequence[str] = ("droptail", "red"),
-                  pairs: Collection[str] | None = None, start: str = "paper"
-                  ) -> pd.DataFrame:
+                  pairs: Collection[str] | None = None, start: str = "paper",
+                  reading: str = "printed", rtprop_expiry: bool = False,
+                  cubic_recovery: bool = False) -> pd.DataFrame:
     """The five metrics from the fluid model for every pair (or only ``pairs``, labels
     as :func:`pair_label` gives them), AQM and buffer.
 
@@ -122,7 +131,8 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
     for (a, b), aqm, buf in tqdm(jobs, desc="fluid settings", unit="run", disable=None):
         cfg = _config((a, b), capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms,
                       rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
-                      duration_s=duration_s, aqm=aqm, start=start)
+                      duration_s=duration_s, aqm=aqm, start=start, reading=reading,
+                      rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery)
         m = cache.memo("aggregate", {"config": repr(cfg), "warmup_s": float(warmup_s)},
                        lambda cfg=cfg: metrics.aggregate(solve.run(cfg), warmup_s))
         rows.append({"pair": pair_label([a, b]), "aqm": aqm, "buffer_bdp": float(buf),
