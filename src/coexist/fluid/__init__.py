@@ -1,7 +1,16 @@
 """Fluid (delay-differential) model of BBRv1, BBRv2, Reno and CUBIC after Scherrer et al.
-(IMC 2022). Units throughout: packets, packets per second, seconds.
+(IMC 2022), in two readings. Units of the configuration: packets, packets per second,
+seconds.
 
-Modules follow the paper's structure: ``network`` (eqs. 1-8), ``reno`` (eq. 39),
-``cubic`` (eqs. 40-41). Each function is a scalar formula that works on floats and on
-NumPy arrays alike, so the same code serves the per-step reference and the compiled solver.
+- The printed reading (``solve``, the default of ``solve.Config``): the equations as the
+  paper prints them, with the choices ``solve`` documents. Its formulas live in modules
+  that follow the paper's structure: ``network`` (eqs. 1-8), ``reno`` (eq. 39), ``cubic``
+  (eqs. 40-41); each works on floats and NumPy arrays alike.
+- The published reading (``published``, ``Config(reading="published")``): the equations as
+  the authors' code integrates them, checked against that code's own outputs
+  (``authors``, ``data/reference/``).
+
+``convergence`` runs either reading at several steps; ``metrics`` computes the paper's
+aggregate metrics from a trace; ``equilibria`` searches Nash equilibria of the CUBIC/BBR
+choice; ``stability`` holds the reduced models of §5; ``cache`` memoises runs on disk.
 """
