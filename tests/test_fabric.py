@@ -95,3 +95,22 @@ def test_missing_mixes_are_reported_not_guessed(tmp_path, monkeypatch):
     table, _ = fabric.load(fabric.fetch(tmp_path / "cache", progress=False, slices=(1, 2)))
     ne = fabric.equilibria(table[table.n_bbr != 7])
     assert ne.mixes.tolist() == [50, 50] and ne.bbr_flows.isna().all()
+
+
+def test_bundled_copy_is_read_by_default_with_its_licence_and_its_two_stray_commas():
+    """The book reads the bundled copy (no network): all 12 slices, every buffer of
+    {0.5, 5, 10, 20, 30, 40, 50} BDP, all 51 mixes, and the two stray trailing commas of
+    slice 9 reported, kept, not hidden."""
+    assert (fabric.BUNDLED / "LICENSE").read_text().startswith("MIT License")
+    table, problems = fabric.load()
+    settings = table[["capacity_mbps", "rtt_ms"]].drop_duplicates()
+    assert len(settings) == 12
+    assert set(settings.capacity_mbps) == {50.0, 100.0, 500.0}
+    assert set(settings.rtt_ms) == {5.0, 20.0, 40.0, 80.0}
+    assert set(table.buffer_bdp) == {0.5, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0}
+    assert table.groupby(["capacity_mbps", "rtt_ms", "buffer_bdp"]).n_bbr.nunique().min() \
+        == fabric.N_FLOWS + 1
+    assert [(p.line, p.kept) for p in problems] == [(320, True), (345, True)]
+    assert all("slice_9/bbr_results.csv" in p.source for p in problems)
+    ne = fabric.equilibria(table)
+    assert ne.bbr_flows.notna().all() and len(ne) >= 84  # one or more per setting and buffer

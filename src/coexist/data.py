@@ -278,7 +278,7 @@ def build_datapackage(data_dir: Path = DATA) -> dict:
                     "compression": "gz" if fname.endswith(".gz") else None,
                     "path": [_rel(p, data_dir) for p in paths], "schema": _schema_json(kind),
                     "sha256": {_rel(p, data_dir): sha256(p) for p in paths}})
-    resources += _reference_resources(data_dir)
+    resources += _reference_resources(data_dir) + _external_resources(data_dir)
     return {"name": "coexist-measurements", "profile": "data-package",
             "description": "Real Linux CUBIC/BBR/Reno flows through an emulated drop-tail "
                            "dumbbell, measured by the coexist harness.",
@@ -317,6 +317,25 @@ def _reference_resources(data_dir: Path) -> list[dict]:
     ]
 
 
+def _external_resources(data_dir: Path) -> list[dict]:
+    """Third-party data under ``external/<source>/``, unchanged, each with its licence file
+    and the README that names where it comes from."""
+    out = []
+    root = data_dir / "external"
+    for src in sorted(p for p in root.iterdir() if p.is_dir()) if root.exists() else []:
+        files = sorted(p for p in src.rglob("*") if p.is_file())
+        licence = (src / "LICENSE").read_text().splitlines()[0].strip() \
+            if (src / "LICENSE").exists() else None
+        out.append({"name": f"external-{src.name}", "format": "mixed",
+                    "licenses": [{"name": licence, "path": _rel(src / "LICENSE", data_dir)}]
+                    if licence else [],
+                    "description": f"third-party data, unchanged: see {_rel(src, data_dir)}"
+                                   "/README.md for its source",
+                    "path": [_rel(p, data_dir) for p in files],
+                    "sha256": {_rel(p, data_dir): sha256(p) for p in files}})
+    return out
+
+
 def _rel(path: Path, base: Path) -> str:
     return Path(path).relative_to(base).as_posix()
 
@@ -344,7 +363,7 @@ def verify(data_dir: Path = DATA) -> list[str]:
                 problems.append(f"{rel}: listed in datapackage.json but missing")
             elif sha256(p) != digest:
                 problems.append(f"{rel}: sha256 differs from datapackage.json")
-    on_disk = {_rel(p, data_dir) for top in ("runs", "reference")
+    on_disk = {_rel(p, data_dir) for top in ("runs", "reference", "external")
                if (data_dir / top).exists() for p in (data_dir / top).rglob("*")
                if p.is_file() and "_invalid" not in p.parts
                and not any(part.startswith(".") for part in p.relative_to(data_dir).parts)}

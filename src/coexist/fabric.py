@@ -8,6 +8,12 @@ algorithm's aggregate throughput). The slice's network setting is not in the CSV
 in the slice's notebook (``btl_capacity`` in Mbit/s, ``base_owd`` in ms each way), which
 :func:`fetch` reads too.
 
+A copy of the 24 results files, each slice's setting and the data's MIT licence travels with
+the book in ``data/external/fabric/`` (:data:`BUNDLED`, from the commit its README names);
+:func:`load` reads it by default, so the book needs no network. :func:`fetch` downloads the
+same files from a newer commit of the repository into a cache, for :func:`load` to read
+instead.
+
 Rows are never dropped silently: a stray trailing comma is tolerated and reported; any other
 malformed row is left out and reported with its file and line.
 """
@@ -29,6 +35,8 @@ import pandas as pd
 from . import nash
 
 REPO = "ashutoshs25/bbr-dominance-experiments"
+#: the bundled copy (unchanged files, with their licence and source)
+BUNDLED = Path(__file__).resolve().parents[2] / "data" / "external" / "fabric"
 COMMIT = "b99841adb7634fb0b1f02662056165170ee5426c"  # the commit the chapter was written on
 BASE = f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/Nash_equilibirium_experiments"
 SLICES = tuple(range(1, 13))
@@ -155,9 +163,10 @@ def fetch(dest: Path | None = None, timeout: float = 10.0, progress: bool = True
 
 def load(root: Path | None = None) -> tuple[pd.DataFrame, list[Problem]]:
     """Per-flow throughput of every (setting, buffer, mix, trial) in the slices under
-    ``root``, and every malformed row found. Columns: capacity_mbps, rtt_ms, buffer_bdp,
-    n_bbr, trial, bbr_bps and cubic_bps (per flow; NaN where the mix has no such flow)."""
-    root = Path(root) if root is not None else cache_dir()
+    ``root`` (default: the bundled copy, :data:`BUNDLED`), and every malformed row found.
+    Columns: capacity_mbps, rtt_ms, buffer_bdp, n_bbr, trial, bbr_bps and cubic_bps (per
+    flow; NaN where the mix has no such flow)."""
+    root = Path(root) if root is not None else BUNDLED
     slices = sorted(p for p in root.glob("slice_*") if (p / "setting.json").exists())
     if not slices:
         raise FileNotFoundError(f"no FABRIC slice under {root}; run coexist.fabric.fetch()")
@@ -167,7 +176,9 @@ def load(root: Path | None = None) -> tuple[pd.DataFrame, list[Problem]]:
         per_algo = {}
         for algo in ALGORITHMS:
             f = d / f"{algo}_results.csv"
-            table, found = parse_csv(f.read_text(encoding="utf-8"), str(f))
+            shown = f.relative_to(BUNDLED.parents[2]) if f.is_relative_to(BUNDLED.parents[2]) \
+                else f  # the bundled copy by its path in the repository
+            table, found = parse_csv(f.read_text(encoding="utf-8"), str(shown))
             problems += found
             per_algo[algo] = table.groupby(["N_bdp", "flow", "trial"]).bits_per_second.sum()
         both = pd.concat(per_algo, axis=1).reset_index()

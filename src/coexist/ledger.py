@@ -267,6 +267,8 @@ ENTRIES: tuple[Entry, ...] = (
                 *NE_AS_MEASURED,
                 _p("fetch_timeout_s", float, 10.0, low=0.1, high=120.0,
                    help="per request, when fetching the FABRIC data"),
+                _p("use_network", bool, False,
+                   help="fetch the FABRIC files instead of reading the bundled copy"),
                 rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F12", "fig_m_f12.ipynb", "figure",
           "The two-flow model in ultra-deep buffers, 1-250 BDP",
