@@ -46,6 +46,7 @@ figures: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/nash_map.py
 	$(BIN)/python benchmarks/fluid_solver.py
+	$(BIN)/python benchmarks/fluid_readings.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks notebooks
