@@ -232,13 +232,15 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
             ys[ks] = y
             qs[ks] = q
             t = k * h
+            q_delay = q / capacity
             for i in range(n):
-                tau[i] = dd[i] + q / capacity  # eq. (3)
+                tau[i] = dd[i] + q_delay  # eq. (3)
                 lb_tau = _at(ks, k, tau_steps[i], r_s)
                 tau_lb = taus[lb_tau, i]
-                lb_x = _at(ks, k, int(tau_lb / h), r_s)
-                lb_p = _at(ks, k, int((tau_lb - d0[i]) / h), r_s)
                 c = cca[i]
+                # the rate one RTT back (CUBIC does not read it)
+                lb_x = _at(ks, k, int(tau_lb / h), r_s) if c != CUBIC else 0
+                lb_p = _at(ks, k, int((tau_lb - d0[i]) / h), r_s)
                 if c == RENO:  # eq. (39)
                     xa = xs[lb_x, i]
                     pa = ps[lb_p]
@@ -349,9 +351,10 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
                     if c == BBR2:  # eqs. (29)-(30), as the code's §3.1 reading
                         bdp = xbtl[i] * rtprop
                         pc_lb = pcs[lb_p]
-                        dwhi = ((1.0 - crs) * _idc(t_net - rtprop) * _sig(v[i] - whi[i], SMOOTH)
-                                * 2.0 ** (t_net / rtprop)
-                                - (1.0 - crs) * _idc(pc_lb - 0.02) * 0.3 / dd[i] * whi[i])
+                        grow = (1.0 - crs) * _idc(t_net - rtprop) * _sig(v[i] - whi[i], SMOOTH)
+                        if grow != 0.0:  # 0 x 2^(t/RTprop) is 0: skip the pow in cruise
+                            grow = grow * 2.0 ** (t_net / rtprop)
+                        dwhi = grow - (1.0 - crs) * _idc(pc_lb - 0.02) * 0.3 / dd[i] * whi[i]
                         whi_new = max(whi[i] + h * dwhi, 1.15 * bdp)
                         dwlo = ((1.0 - mcrs[i]) * (whi_new - wlo[i]) / h
                                 - crs * _idc(pc_lb - 0.02) * -math.log(0.9) / dd[i] * wlo[i])
