@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from coexist.fluid import authors, published, solve
+from coexist.fluid import authors, published, solve, stability
 from coexist.params import ParameterError
 
 PPS = 100e6 / (published.MSS_BYTES * 8)
@@ -116,26 +116,7 @@ def test_run_dispatches_to_the_published_kernel_and_is_deterministic():
     assert a.rate_pps[0].sum() == pytest.approx(PPS)
 
 
-def _equal_rtt(cca: str, n: int, buffer_pkts: float, duration_s: float, warmup_s: float,
-               phases: bool = False):
-    """N flows of one CCA with one propagation delay d = 30 ms (5 ms of it before the
-    queue), the setting of the paper's theorems (§5: one d, a queue only at the bottleneck)."""
-    draw = published.paper_flows(["bbr2"], n, 10.0, (5.0, 5.0))[3] if phases else 0.0
-    flows = tuple(solve.Flow(cca, 0.005, 0.025) for _ in range(n))
-    cfg = solve.Config(PPS, float(buffer_pkts), flows, duration_s=duration_s,
-                       reading="published", bbr2_phase=tuple(draw) if phases else 0.0)
-    tr, m = published.simulate(cfg, warmup_s)
-    return tr, m, tr.t >= warmup_s
-
-
 D_S = 0.030
-DC = D_S * PPS  # one propagation delay's worth of the link, packets
-
-
-def _outside_probe_rtt(tr, late):
-    """Samples after the warm-up with no flow in ProbeRTT (the reduced models of §5 leave
-    ProbeRTT out: 200 ms of every 10 s in which the flows drain)."""
-    return late & ~(tr.bbr["m_prt"] > 0.5).any(axis=1)
 
 
 @pytest.mark.parametrize("n", [5, 10])
@@ -146,12 +127,10 @@ def test_theorem_3_shallow_buffer_bbr1_overshoots_by_5n_over_4n_plus_1(n):
     5N/(4N+1) C (the 5/4 pulses and the slow approach to fairness, eigenvalue -1/(4N+1),
     keep them from the reduced model's point), and the loss equal to the excess of the
     arrival rate over C, 1 - C/y, within 0.005."""
-    tr, m, late = _equal_rtt("bbr1", n, 0.3 * DC, 60.0, 40.0)
-    sel = _outside_probe_rtt(tr, late)
-    estimates = tr.bbr["x_btl"][sel].sum(axis=1).mean() / PPS
-    assert estimates == pytest.approx(5 * n / (4 * n + 1), rel=0.05)
-    y, p = tr.arrival_pps[sel], tr.loss[sel]
-    assert (y * p).mean() / y.mean() == pytest.approx(1 - PPS / y.mean(), abs=0.005)
+    r = stability.full_model("bbr1_shallow", n, capacity_pps=PPS, d_s=D_S)
+    assert r["theorem_over_c"] == pytest.approx(5 * n / (4 * n + 1))
+    assert r["estimates_over_c"] == pytest.approx(5 * n / (4 * n + 1), rel=0.05)
+    assert r["loss"] == pytest.approx(r["excess"], abs=0.005)
 
 
 @pytest.mark.parametrize("n", [2, 5, 10])
@@ -160,11 +139,9 @@ def test_theorem_1_deep_buffer_bbr1_queues_one_propagation_delay(n):
     with queueing delay equal to the propagation delay, q = d C. Full published model:
     arrivals outside ProbeRTT within 0.5 % of C, mean queue within 15 % of d C and above
     it (its 5/4 pulses add to the reduced model's queue)."""
-    tr, m, late = _equal_rtt("bbr1", n, 10 * DC, 20.0, 10.0)
-    sel = _outside_probe_rtt(tr, late)
-    assert tr.arrival_pps[sel].mean() / PPS == pytest.approx(1.0, abs=0.005)
-    assert m["avg_queue_pkts"] == pytest.approx(DC, rel=0.15)
-    assert m["avg_queue_pkts"] > DC
+    r = stability.full_model("bbr1_deep", n, capacity_pps=PPS, d_s=D_S)
+    assert r["arrivals_over_c"] == pytest.approx(1.0, abs=0.005)
+    assert 1.0 < r["queue_over_dc"] <= 1.15
 
 
 @pytest.mark.parametrize("n", [2, 5, 10])
@@ -174,11 +151,15 @@ def test_theorem_4_bbr2_is_fair_but_queues_more_than_the_reduced_model(n):
     draws them) is fair (Jain >= 0.98) but, with a buffer that does not bind, keeps 1.5-3.5
     times that queue: its flows cruise at one estimated BDP while their periodic probes
     keep inflight_hi, and so the estimates, above the reduced model's. This test pins both
-    facts."""
-    tr, m, late = _equal_rtt("bbr2", n, 10 * DC, 30.0, 10.0, phases=True)
-    theorem_q = (n - 1) / (4 * n + 1) * DC
-    assert m["jain"] >= 0.98
-    assert 1.5 * theorem_q <= m["avg_queue_pkts"] <= 3.5 * theorem_q
+    facts; the S-Thm page shows them."""
+    r = stability.full_model("bbr2", n, capacity_pps=PPS, d_s=D_S)
+    assert r["jain"] >= 0.98
+    assert 1.5 <= r["queue_over_theorem"] <= 3.5
+
+
+def test_full_model_refuses_an_unknown_case():
+    with pytest.raises(ParameterError, match="'case'"):
+        stability.full_model("bbr3", 2, capacity_pps=PPS, d_s=D_S)
 
 
 def _two_flows(expiry: bool, recovery: bool):

@@ -108,3 +108,44 @@ def simulate(f, z0, t_end: float, dt: float = 0.02, n_points: int = 400
         k4 = f(z + dt * k3)
         z = z + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
     return np.array(ts), np.array(zs)
+
+
+def full_model(case: str, n: int, *, capacity_pps: float, d_s: float) -> dict[str, float]:
+    """The theorems' settings in the full fluid model as published (the authors' code's
+    integration, :mod:`.published`): N flows with one propagation delay ``d_s`` (a sixth of
+    it before the queue), after a warm-up, averaged outside ProbeRTT where the reduced
+    models leave it out (200 ms of every 10 s in which the flows drain).
+
+    ``case``: ``bbr1_deep`` (Theorem 1: a 10-d C buffer, 20 s after 10 s) gives the queue over
+    d C and the arrival rate over C; ``bbr1_shallow`` (Theorem 3: a 0.3-d C buffer, 60 s
+    after 40 s) the summed estimates over C beside 5N/(4N+1), the loss and the excess rate
+    1 - C/y; ``bbr2`` (Theorem 4: a 10-d C buffer, 30 s after 10 s, the paper's random
+    period phases) the queue over the theorem's (N-1)/(4N+1) d C and Jain's index.
+    """
+    from . import published, solve
+
+    settings = {"bbr1_deep": ("bbr1", 10.0, 20.0, 10.0), "bbr1_shallow": ("bbr1", 0.3, 60.0, 40.0),
+                "bbr2": ("bbr2", 10.0, 30.0, 10.0)}
+    if case not in settings:
+        from ..params import invalid
+        raise invalid("case", case, f"one of {', '.join(settings)}")
+    cca, buffer_dc, duration, warmup = settings[case]
+    dc = d_s * capacity_pps
+    phases = tuple(published.paper_flows([cca], n, 1.0, (1.0, 1.0))[3]) if cca == "bbr2" else 0.0
+    flows = tuple(solve.Flow(cca, d_s / 6, d_s * 5 / 6) for _ in range(n))
+    cfg = solve.Config(capacity_pps, buffer_dc * dc, flows, duration_s=duration,
+                       reading="published", bbr2_phase=phases)
+    tr, m = published.simulate(cfg, warmup)
+    sel = (tr.t >= warmup) & ~(tr.bbr["m_prt"] > 0.5).any(axis=1)
+    y, p = tr.arrival_pps[sel], tr.loss[sel]
+    if case == "bbr1_deep":
+        return {"queue_over_dc": m["avg_queue_pkts"] / dc,
+                "arrivals_over_c": float(y.mean() / capacity_pps)}
+    if case == "bbr1_shallow":
+        return {"estimates_over_c": float(tr.bbr["x_btl"][sel].sum(axis=1).mean()
+                                          / capacity_pps),
+                "theorem_over_c": 5 * n / (4 * n + 1),
+                "loss": float((y * p).mean() / y.mean()),
+                "excess": float(1 - capacity_pps / y.mean())}
+    return {"queue_over_theorem": m["avg_queue_pkts"] / ((n - 1) / (4 * n + 1) * dc),
+            "jain": m["jain"]}
