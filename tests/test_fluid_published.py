@@ -68,8 +68,11 @@ def test_paper_flows_draw_rtts_as_the_authors_code():
 
 def test_inflight_hi_grows_with_the_buffer_beyond_four_units():
     unit = PPS * 0.010  # the paper's link BDP: 100 Mbit/s x 10 ms
-    assert published.inflight_hi_factor(3 * np.ceil(unit), PPS, 0.010) == 1.25
-    assert published.inflight_hi_factor(7 * np.ceil(unit), PPS, 0.010) == pytest.approx(3.125)
+    assert published.link_units(3 * np.ceil(unit), PPS, 0.010) == 3.0
+    assert published.inflight_hi_factor(published.link_units(3 * np.ceil(unit), PPS,
+                                                             0.010)) == 1.25
+    assert published.inflight_hi_factor(published.link_units(7 * np.ceil(unit), PPS,
+                                                             0.010)) == pytest.approx(3.125)
 
 
 def _config(**kw):

@@ -298,10 +298,9 @@ def _fluid(args: argparse.Namespace) -> int:
     pps = capacity / (8 * solve.PACKET_BYTES)
     # sample at least once per virtual packet interval N/C, for the jitter metric
     sample = min(1e-3, len(ccas) / pps)
-    if args.reading == "published":  # its own start; BBRv2's inflight_hi from the buffer
-        # in the paper's unit, a link latency of half the shortest RTT
-        start = {"reading": "published", "inflight_hi_factor": published.inflight_hi_factor(
-            args.buffer_bdp * pps * rtt_lo, pps, rtt_lo / 2)}
+    if args.reading == "published":  # its own start (published.start)
+        start = {"reading": "published",
+                 **published.start(ccas, rtts, args.buffer_bdp * pps * rtt_lo, pps)}
     else:
         start = {"initial_window": max(1.0, pps * rtt_lo / len(ccas))}
     cfg = solve.dumbbell(ccas, capacity_bps=capacity, rtt_s=rtts, buffer_bdp=args.buffer_bdp,

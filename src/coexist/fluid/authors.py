@@ -11,7 +11,6 @@ start and BBRv2 phases, so the two models can be compared row by row.
 from __future__ import annotations
 
 import dataclasses
-import random
 from pathlib import Path
 
 import numpy as np
@@ -89,22 +88,15 @@ def config(run: pd.Series, run_flows: pd.DataFrame, step_s: float | None = None)
     inflight_hi follows the code's buffer unit. ``step_s`` overrides the run's step.
     """
     run_flows = run_flows.sort_values("flow")
-    n = len(run_flows)
     fl = tuple(solve.Flow(CCA_NAMES[r.cca], r.d0_ms / 1e3, (r.rtt_ms - r.d0_ms) / 1e3)
                for r in run_flows.itertuples())
-    rng = random.Random(1)
-    for _ in range(n):
-        rng.random()
-    phases = tuple(rng.random() for _ in range(n))
     capacity_pps = run.capacity_mbps * 1e6 / (published.MSS_BYTES * 8)
-    factor = published.inflight_hi_factor(run.buffer_unit * np.ceil(
-        capacity_pps * run.link_latency_ms / 1e3 - 1e-9), capacity_pps,
-        run.link_latency_ms / 1e3)
     return solve.Config(capacity_pps, float(run.buffer_pkts), fl, duration_s=run.duration_s,
                         aqm="red" if run.aqm == "RED" else "droptail",
                         step_s=step_s if step_s is not None else run.step_ms / 1e3,
-                        sample_s=1e-3, reading="published", bbr2_phase=phases,
-                        inflight_hi_factor=factor)
+                        sample_s=1e-3, reading="published",
+                        bbr2_phase=published.paper_phases(len(run_flows)),
+                        inflight_hi_factor=published.inflight_hi_factor(run.buffer_unit))
 
 
 def compare(run: pd.Series, run_flows: pd.DataFrame, step_s: float | None = None) -> dict:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from ..params import invalid
@@ -110,18 +111,11 @@ def converged_step(table: pd.DataFrame, reading: str, tolerance: float = 0.01,
     """The largest step at which refining further, to every finer step in the table, moves
     ``metric`` by at most ``tolerance`` in every setting (the finest step if none is)."""
     t = table[table.reading == reading]
-    finest = t.step_us.min()
-    ok = []
+    if t.empty:
+        raise invalid("reading", reading, f"one of {', '.join(sorted(set(table.reading)))}")
     for step in sorted(t.step_us.unique(), reverse=True):
-        if step == finest:
-            ok.append(step)
-            continue
-        good = True
-        for _, g in t.groupby("setting"):
-            here = g.loc[g.step_us == step, metric].iloc[0]
-            finer = g.loc[g.step_us < step, metric]
-            if (finer - here).abs().max() > tolerance:
-                good = False
-        if good:
-            ok.append(step)
-    return float(max(ok)) if ok else float(finest)
+        if all(np.abs(g.loc[g.step_us < step, metric].to_numpy()
+                      - g.loc[g.step_us == step, metric].iloc[0]).max(initial=0.0) <= tolerance
+               for _, g in t.groupby("setting")):
+            return float(step)
+    return float(t.step_us.min())  # not reached: the finest step has nothing finer to move

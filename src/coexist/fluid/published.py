@@ -437,18 +437,32 @@ def paper_flows(ccas: Sequence[str], senders: int, link_latency_ms: float,
     rng = random.Random(seed)
     d0 = [float(f"{rng.uniform(lo, hi):.1f}") for _ in range(senders)]
     rtt = [2 * link_latency_ms + 2 * d for d in d0]
-    phases = [rng.random() for _ in range(senders)]
+    phases = [rng.random() for _ in range(senders)]  # as paper_phases draws them
     return flows, d0, rtt, phases
 
 
-def inflight_hi_factor(buffer_pkts: float, capacity_pps: float, link_latency_s: float) -> float:
-    """BBRv2's initial inflight_hi in initial windows, as the authors' code sets it:
-    (1 + max(b - 4, 0)/2) 5/4, with b the buffer in units of ceil(C x link latency) packets
-    (the paper's "BDP of link l"). The paper says only that it depends on the buffer."""
+def paper_phases(n: int, seed: int = 1) -> tuple[float, ...]:
+    """BBRv2's period phases for ``n`` flows as the authors' code draws them: the draws of
+    the seeded generator that follow the ``n`` source latencies (:func:`paper_flows`)."""
+    rng = random.Random(seed)
+    for _ in range(n):
+        rng.random()  # where paper_flows draws the source latencies
+    return tuple(rng.random() for _ in range(n))
+
+
+def link_units(buffer_pkts: float, capacity_pps: float, link_latency_s: float) -> float:
+    """A buffer in the paper's unit, ceil(C x link latency) packets ("BDP of link l")."""
     unit = math.ceil(capacity_pps * link_latency_s - 1e-9)
     if not (unit >= 1 and buffer_pkts > 0):
         raise invalid("link_latency_s", link_latency_s, "> 0 with C x latency >= 1 packet")
-    return (1 + 2 * max(buffer_pkts / unit - 4, 0) / 4) * 5 / 4
+    return buffer_pkts / unit
+
+
+def inflight_hi_factor(buffer_units: float) -> float:
+    """BBRv2's initial inflight_hi in initial windows, as the authors' code sets it:
+    (1 + max(b - 4, 0)/2) 5/4, with b the buffer in the paper's unit (:func:`link_units`).
+    The paper says only that it depends on the buffer."""
+    return (1 + 2 * max(buffer_units - 4, 0) / 4) * 5 / 4
 
 
 def start(ccas: Sequence[str], rtts_s: Sequence[float], buffer_pkts: float,
@@ -459,14 +473,10 @@ def start(ccas: Sequence[str], rtts_s: Sequence[float], buffer_pkts: float,
     buffer in units of the paper's link BDP, the link latency taken as half the shortest RTT
     (:func:`inflight_hi_factor`), and BBRv2's period phases the draws :func:`paper_flows`
     makes for as many flows with ``seed``."""
-    kw: dict = {"initial_window": None,
-                "inflight_hi_factor": inflight_hi_factor(buffer_pkts, capacity_pps,
-                                                         min(rtts_s) / 2)}
+    kw: dict = {"initial_window": None, "inflight_hi_factor": inflight_hi_factor(
+        link_units(buffer_pkts, capacity_pps, min(rtts_s) / 2))}
     if "bbr2" in ccas:
-        rng = random.Random(seed)
-        for _ in ccas:
-            rng.random()  # where paper_flows draws the source latencies
-        kw["bbr2_phase"] = tuple(rng.random() for _ in ccas)
+        kw["bbr2_phase"] = paper_phases(len(ccas), seed)
     return kw
 
 
@@ -479,7 +489,7 @@ def simulate(cfg, warmup_s: float = 0.0):
     continuous loss signal), utilisation, jitter (mean change of flow 0's RTT per ms, ms) and
     each flow's mean rate (packets/s).
     """
-    from .solve import BBR_FIELDS, Trace, initial_windows
+    from .solve import BBR_FIELDS, CCAS, Trace, initial_windows
 
     cfg.check()
     h = round(cfg.step_s * 1e3, 12)  # ms
@@ -496,8 +506,7 @@ def simulate(cfg, warmup_s: float = 0.0):
         raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < duration_s = {cfg.duration_s:g}")
     every = max(1, int(round(cfg.sample_s * 1e3 / h)))
     w0 = (initial_windows(cfg) if cfg.initial_window is not None else dd * cap / n)
-    cca = np.array([{"reno": RENO, "cubic": CUBIC, "bbr1": BBR1, "bbr2": BBR2}[f.cca]
-                    for f in cfg.flows], dtype=np.int64)
+    cca = np.array([CCAS[f.cca] for f in cfg.flows], dtype=np.int64)  # RENO ... BBR2
     phase = np.broadcast_to(np.asarray(cfg.bbr2_phase, dtype=float), (n,))
     tstr0 = np.where((cca == BBR2).any(), -10.0 * dd - phase * 1000.0, 0.0)
     out, link, m, rate_sum = integrate(

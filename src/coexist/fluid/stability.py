@@ -131,7 +131,7 @@ def full_model(case: str, n: int, *, capacity_pps: float, d_s: float) -> dict[st
         raise invalid("case", case, f"one of {', '.join(settings)}")
     cca, buffer_dc, duration, warmup = settings[case]
     dc = d_s * capacity_pps
-    phases = tuple(published.paper_flows([cca], n, 1.0, (1.0, 1.0))[3]) if cca == "bbr2" else 0.0
+    phases = published.paper_phases(n) if cca == "bbr2" else 0.0
     flows = tuple(solve.Flow(cca, d_s / 6, d_s * 5 / 6) for _ in range(n))
     cfg = solve.Config(capacity_pps, buffer_dc * dc, flows, duration_s=duration,
                        reading="published", bbr2_phase=phases)
