@@ -491,9 +491,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="beyond the paper: CUBIC cuts its window once per loss episode "
                            "(one round trip of recovery), as Linux does, not at every loss "
                            "of eq. 40")
-    frun.add_argument("--reading", choices=("printed", "published"), default="printed",
-                      help="printed: the equations as printed (default); published: as the "
-                           "authors' code integrates them (its start, units and BBRv2 bounds)")
+    frun.add_argument("--reading", choices=("printed", "published"), default="published",
+                      help="published: as the authors' code integrates the equations (default; "
+                           "its start, units and BBRv2 bounds); printed: the equations as "
+                           "printed")
     frun.add_argument("--json", action="store_true")
     frun.set_defaults(func=_fluid)
 

@@ -82,7 +82,7 @@ def initial_windows(ccas: Sequence[str], *, bdp_pkts: float, buffer_pkts: float,
 
 def _config(pair: tuple[str, str], *, capacity_mbps: float, rtt_min_ms: float,
             rtt_max_ms: float, n_flows: int, buffer_bdp: float, duration_s: float,
-            aqm: str = "droptail", start: str = "paper", reading: str = "printed",
+            aqm: str = "droptail", start: str = "paper", reading: str = "published",
             rtprop_expiry: bool = False, cubic_recovery: bool = False):
     """The fluid dumbbell of the metrics figures: RTTs spread evenly over the range, flows
     alternating between the pair's algorithms, starting as ``start`` says
@@ -112,7 +112,7 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
                   n_flows: int, buffers_bdp: Sequence[float], duration_s: float,
                   warmup_s: float, aqms: Sequence[str] = ("droptail", "red"),
                   pairs: Collection[str] | None = None, start: str = "paper",
-                  reading: str = "printed", rtprop_expiry: bool = False,
+                  reading: str = "published", rtprop_expiry: bool = False,
                   cubic_recovery: bool = False) -> pd.DataFrame:
     """The five metrics from the fluid model for every pair (or only ``pairs``, labels
     as :func:`pair_label` gives them), AQM and buffer.

@@ -45,15 +45,22 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
                  buffer_bdp: float, capacity_bps: float, variant: str = "bbr1",
                  duration_s: float = 40.0, warmup_s: float = 10.0,
                  step_s: float = 5e-5, rtprop_expiry: bool = False,
-                 cubic_recovery: bool = False, reading: str = "printed") -> pd.DataFrame:
+                 cubic_recovery: bool = False, reading: str = solve.DEFAULT_READING) -> pd.DataFrame:
     """Per-flow goodput of one mix in the fluid model, one row per (group, algorithm).
 
     The buffer is ``buffer_bdp`` times the BDP of the shortest RTT, as in Mishra §4.5. Every
-    flow starts at an equal share of that BDP, so no flow is favoured by its start.
-    ``rtprop_expiry`` switches on the Linux RTprop filter expiry and ``cubic_recovery``
-    CUBIC's one cut per loss episode (:mod:`.solve`); ``reading`` picks the model's reading
-    (:data:`.solve.READINGS`). Results are memoised on disk (:mod:`.cache`).
+    flow starts at an equal share of a BDP (published reading: of its own RTT's BDP, as the
+    authors' code starts; printed: of the shortest RTT's), so no algorithm is favoured by
+    its start. ``rtprop_expiry`` switches on the Linux RTprop filter expiry and
+    ``cubic_recovery`` CUBIC's one cut per loss episode (:mod:`.solve`); ``reading`` picks
+    the model's reading (:data:`.solve.READINGS`). Results are memoised on disk
+    (:mod:`.cache`); a mix without BBR flows is one run whatever the BBR version and its
+    RTprop filter, a mix without CUBIC flows one run whatever CUBIC's loss response.
     """
+    if not any(mix):  # no BBR flow: neither the BBR version nor its RTprop filter matter
+        variant, rtprop_expiry = BBR_VARIANTS[0], False
+    if all(k == group_size for k in mix):  # no CUBIC flow: its loss response does not matter
+        cubic_recovery = False
     inputs = {"mix": [int(k) for k in mix], "group_size": int(group_size),
               "group_rtts_s": [float(r) for r in group_rtts_s], "buffer_bdp": float(buffer_bdp),
               "capacity_bps": float(capacity_bps), "variant": variant,
@@ -66,7 +73,7 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
 def two_flow_bbr_share(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
                        duration_s: float, warmup_s: float, step_s: float = 5e-5,
                        rtprop_expiry: bool = False, cubic_recovery: bool = False,
-                       reading: str = "printed") -> float:
+                       reading: str = solve.DEFAULT_READING) -> float:
     """BBR's share of the goodput of 1 CUBIC vs 1 BBRv1 flow in the fluid model, the
     setting of Mishra et al.'s two-flow model (from :func:`two_flow_bbr_state`: the run a
     :func:`simulate_mix` of one BBR flow in a group of two makes)."""
@@ -79,7 +86,7 @@ def two_flow_bbr_share(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
 def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
                        duration_s: float, warmup_s: float, step_s: float = 5e-5,
                        rtprop_expiry: bool = False, cubic_recovery: bool = False,
-                       reading: str = "printed") -> dict[str, float]:
+                       reading: str = solve.DEFAULT_READING) -> dict[str, float]:
     """BBR's share and operating point in the fluid model's 1 CUBIC vs 1 BBRv1 run, after
     ``warmup_s``: what M-F12 reads from the measured
     runs' ``ss`` samples (:func:`coexist.measured.bbr_operating_point`).
@@ -103,7 +110,7 @@ def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
 
 def cubic_alone_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
                       duration_s: float, warmup_s: float, step_s: float = 5e-5,
-                      cubic_recovery: bool = False, reading: str = "printed"
+                      cubic_recovery: bool = False, reading: str = solve.DEFAULT_READING
                       ) -> dict[str, float]:
     """One CUBIC flow alone in the fluid model (eqs. 1-8, 40-41), after ``warmup_s``:
     whether its window settles (``cubic_low_over_high`` near 1: the fixed point with a
@@ -132,7 +139,7 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
                     buffers_bdp: Sequence[float], *, duration_s: float, warmup_s: float,
                     step_s: float = 5e-5, workers: int | None = None,
                     versions: Sequence[bool] = (False, True),
-                    cubic_recovery: bool = False, reading: str = "printed") -> pd.DataFrame:
+                    cubic_recovery: bool = False, reading: str = solve.DEFAULT_READING) -> pd.DataFrame:
     """BBR's share in 1 CUBIC vs 1 BBRv1 (:func:`two_flow_bbr_share`) at every capacity,
     RTT and buffer, for each of ``versions`` (``rtprop_expiry`` off: as published; on:
     with the Linux RTprop expiry), with CUBIC as published or, with ``cubic_recovery``,
@@ -162,8 +169,7 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
         states = pd.DataFrame(list(pool.map(one, jobs))).rename(columns={"share": "bbr_share"})
     table = pd.DataFrame(jobs, columns=["capacity_bps", "rtt_s", "buffer_bdp", "rtprop_expiry"])
     table["cubic_recovery"] = bool(cubic_recovery)
-    if reading != "printed":  # the figures' tables keep their columns in the printed reading
-        table["reading"] = reading
+    table["reading"] = reading
     return pd.concat([table, states], axis=1)
 
 
@@ -194,7 +200,7 @@ def _one_rtt_run(mix, group_size, rtt_s, buffer_bdp, capacity_bps, duration_s, w
 
 
 def _mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant, duration_s,
-                step_s, rtprop_expiry, cubic_recovery, reading="printed"
+                step_s, rtprop_expiry, cubic_recovery, reading=solve.DEFAULT_READING
                 ) -> tuple[solve.Config, list[int]]:
     ccas, rtts, groups = mix_flows(mix, group_size, group_rtts_s, variant)
     n = len(ccas)
@@ -255,7 +261,7 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
               progress: bool = True,
               mixes: Sequence[tuple[int, ...]] | None = None,
               rtprop_expiry: bool = False, cubic_recovery: bool = False,
-              reading: str = "printed") -> pd.DataFrame:
+              reading: str = solve.DEFAULT_READING) -> pd.DataFrame:
     """Per-flow goodput for every mix of every buffer: one fluid-model run per mix.
 
     A mix gives each RTT group's number of BBR flows (``0..group_size``); all

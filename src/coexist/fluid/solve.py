@@ -81,6 +81,8 @@ from . import cubic, network, published
 
 CCAS = {"reno": 0, "cubic": 1, "bbr1": 2, "bbr2": 3}
 READINGS = ("printed", "published")
+#: the reading every figure runs: the model as the authors' code integrates it
+DEFAULT_READING = "published"
 AQMS = {"droptail": 0, "red": 1}
 PACKET_BYTES = 1500
 
@@ -120,7 +122,7 @@ class Config:
     cubic_recovery: bool = False
     #: which model: "printed" (the equations as printed, :func:`run`'s own kernel) or
     #: "published" (as the authors' code integrates them, :mod:`.published`)
-    reading: str = "printed"
+    reading: str = DEFAULT_READING
     #: published reading: BBRv2's period starts 10 D_i + 1000 x phase ms before t = 0 (one
     #: value, or one per flow, each in [0, 1))
     bbr2_phase: float | tuple[float, ...] = 0.0
