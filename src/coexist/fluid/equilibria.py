@@ -45,7 +45,8 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
                  buffer_bdp: float, capacity_bps: float, variant: str = "bbr1",
                  duration_s: float = 40.0, warmup_s: float = 10.0,
                  step_s: float = 5e-5, rtprop_expiry: bool = False,
-                 cubic_recovery: bool = False, reading: str = solve.DEFAULT_READING) -> pd.DataFrame:
+                 cubic_recovery: bool = False,
+                 reading: str = solve.DEFAULT_READING) -> pd.DataFrame:
     """Per-flow goodput of one mix in the fluid model, one row per (group, algorithm).
 
     The buffer is ``buffer_bdp`` times the BDP of the shortest RTT, as in Mishra §4.5. Every
@@ -139,7 +140,8 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
                     buffers_bdp: Sequence[float], *, duration_s: float, warmup_s: float,
                     step_s: float = 5e-5, workers: int | None = None,
                     versions: Sequence[bool] = (False, True),
-                    cubic_recovery: bool = False, reading: str = solve.DEFAULT_READING) -> pd.DataFrame:
+                    cubic_recovery: bool = False,
+                 reading: str = solve.DEFAULT_READING) -> pd.DataFrame:
     """BBR's share in 1 CUBIC vs 1 BBRv1 (:func:`two_flow_bbr_share`) at every capacity,
     RTT and buffer, for each of ``versions`` (``rtprop_expiry`` off: as published; on:
     with the Linux RTprop expiry), with CUBIC as published or, with ``cubic_recovery``,
