@@ -86,8 +86,8 @@ def _config(pair: tuple[str, str], *, capacity_mbps: float, rtt_min_ms: float,
             rtprop_expiry: bool = False, cubic_recovery: bool = False):
     """The fluid dumbbell of the metrics figures: RTTs spread evenly over the range, flows
     alternating between the pair's algorithms, starting as ``start`` says
-    (:func:`initial_windows`); in the published reading, as the authors' code starts
-    (``start`` must then be ``paper``)."""
+    (:func:`initial_windows`); in the published reading, as the authors' code starts,
+    with ``post_loss`` setting every sender's initial window as it says."""
     from .fluid import published, solve
 
     rtts = list(np.linspace(rtt_min_ms, rtt_max_ms, n_flows) / 1e3)
@@ -95,10 +95,10 @@ def _config(pair: tuple[str, str], *, capacity_mbps: float, rtt_min_ms: float,
     ccas = [pair[i % 2] for i in range(n_flows)]
     bdp = pps * rtts[0]
     if reading == "published":
-        if start != "paper":
-            raise invalid("start", start, "'paper' with reading='published' (the authors' "
-                          "code's own start)")
         kw = published.start(ccas, rtts, buffer_bdp * bdp, pps)
+        if start != "paper":  # the authors' start, with our loss-based senders' windows
+            kw["initial_window"] = initial_windows(ccas, bdp_pkts=bdp,
+                                                   buffer_pkts=buffer_bdp * bdp, start=start)
     else:
         kw = {"initial_window": initial_windows(ccas, bdp_pkts=bdp,
                                                 buffer_pkts=buffer_bdp * bdp, start=start)}
