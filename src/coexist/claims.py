@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from .params import invalid
+from .paths import tables_dir
 
 SUFFIX = ".claims.csv"
 KEY = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -54,8 +55,6 @@ def claim(figure_id: str, key: str, value: float | int | str, fmt: str = "{:.2f}
     the directory a running book build keeps for figure tables when ``out_dir`` is empty
     (nowhere outside a build). Returns the text.
     """
-    from .book import tables_dir
-
     if not KEY.match(key):
         raise invalid("key", key, "lower-case letters, digits and underscores, a letter first")
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):

@@ -21,9 +21,7 @@ import pandas as pd
 from . import claims
 from .ledger import EXPECTED, FIGURES, Entry, entry
 from .params import ParameterError
-
-#: set while checking or accepting figures: notebooks then use bundled data only
-BUNDLED_ONLY = "COEXIST_BUNDLED_ONLY"
+from .paths import BUNDLED_ONLY, MANIFEST  # noqa: F401 (BUNDLED_ONLY re-exported)
 
 
 class CheckFailed(RuntimeError):
@@ -208,7 +206,6 @@ def check_built(tables: Path, expected: Path = EXPECTED) -> list[FigureResult]:
     """
     import json
 
-    from .book import MANIFEST
 
     manifest = tables / MANIFEST
     if not manifest.exists():
