@@ -12,14 +12,10 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).parent))
-import fluid_reference  # noqa: E402
-
-from coexist.fluid import solve  # noqa: E402
+from coexist.fluid import reference, solve
 
 CCAS = ["cubic"] * 5 + ["bbr1"] * 5
 RTTS = [0.030 + 0.001 * i for i in range(10)]
@@ -39,7 +35,7 @@ def main() -> int:
     fast = solve.run(config(SIM_S))
     fast_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ref = fluid_reference.run(config(REFERENCE_S))
+    ref = reference.run(config(REFERENCE_S))
     ref_s = time.perf_counter() - t0
     short = solve.run(config(REFERENCE_S))
     worst = 0.0

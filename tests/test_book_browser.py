@@ -65,6 +65,27 @@ def test_beyond_chapter_shows_the_equilibria_of_the_bundled_data():
     assert "pasted-text" in text  # the list of incomplete settings was pasted as well
 
 
+def test_every_page_offers_its_source_for_download():
+    """Each page links its own source (the notebook or the MyST file) for download, and the
+    linked file is in the built book."""
+    _need(HTML.exists(), "book not built: run `make book` first")
+    for page in pages():
+        links = re.findall(r'href="([^"]*_sources/[^"]+)"', page.read_text())
+        assert links, f"{page.name}: no download link to its source"
+        assert all((page.parent / html.unescape(link)).resolve().exists() for link in links), \
+            (page.name, links)
+
+
+def test_claims_are_shown_where_the_text_quotes_them():
+    """A glued claim renders as its committed text, not as a role left unresolved."""
+    from coexist import claims, ledger
+
+    _need(HTML.exists(), "book not built: run `make book` first")
+    page = (HTML / "chapters" / "closed_form.html").read_text()
+    share = claims.read(ledger.EXPECTED / "M-F1.claims.csv")["mf1_share_2bdp"].text
+    assert share in page and "glue:text" not in page
+
+
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     _need(HTML.joinpath("index.html").exists(), "book not built: run `make book` first")

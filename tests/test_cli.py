@@ -113,3 +113,18 @@ def test_run_stops_early_unless_asked_to_run_to_end(monkeypatch, capsys):
     assert "stopped early at 12.5 s: no per-flow results" in out and "INVALID: doomed" in out
     code, out, _ = run([*args, "--run-to-end"], capsys)
     assert asked == [True, False]
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`coexist claims | head -0`: the reader has gone before the first line is written;
+    no traceback, exit 141 (128 + SIGPIPE)."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    proc = subprocess.run([sys.executable, "-m", "coexist.cli", "claims"], stdout=write_end,
+                          stderr=subprocess.PIPE, timeout=60)
+    os.close(write_end)
+    err = proc.stderr.decode()
+    assert proc.returncode == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err

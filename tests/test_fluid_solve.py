@@ -1,18 +1,13 @@
 """The fluid-model solver: invariants, limit cases, determinism, agreement with the
-plain-NumPy reference (benchmarks/fluid_reference.py)."""
+plain-NumPy reference (coexist.fluid.reference)."""
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from coexist.fluid import cubic, metrics, solve
+from coexist.fluid import cubic, metrics, reference, solve
 from coexist.params import ParameterError
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import fluid_reference  # noqa: E402
 
 C_BPS = 100e6
 PPS = C_BPS / 12000
@@ -85,7 +80,7 @@ def test_compiled_solver_agrees_with_reference(aqm):
     cfg = solve.dumbbell(["cubic", "bbr1", "bbr2", "reno", "bbr1"], capacity_bps=C_BPS,
                          rtt_s=[0.02, 0.025, 0.03, 0.022, 0.028], buffer_bdp=0.5,
                          duration_s=0.5, aqm=aqm, initial_window=80.0)
-    fast, ref = solve.run(cfg), fluid_reference.run(cfg)
+    fast, ref = solve.run(cfg), reference.run(cfg)
     assert fast.loss.max() > 0
     for name in solve.Trace.OUTPUTS:
         np.testing.assert_allclose(getattr(fast, name), getattr(ref, name), rtol=1e-9,
@@ -202,7 +197,7 @@ def test_rtprop_expiry_agrees_with_reference():
     cfg = solve.dumbbell(["cubic", "bbr1", "bbr2"], capacity_bps=20e6,
                          rtt_s=[0.02, 0.025, 0.03], buffer_bdp=3, duration_s=10.4,
                          step_s=4e-4, sample_s=4e-3, initial_window=20.0, rtprop_expiry=True)
-    fast, ref = solve.run(cfg), fluid_reference.run(cfg)
+    fast, ref = solve.run(cfg), reference.run(cfg)
     assert fast.bbr["m_prt"][:, 1:].max() == 1.0  # both BBR flows entered ProbeRTT
     for name in solve.BBR_FIELDS:
         np.testing.assert_allclose(fast.bbr[name], ref.bbr[name], rtol=1e-9, atol=1e-9,
@@ -296,7 +291,7 @@ def test_per_flow_initial_windows():
     np.testing.assert_allclose(tr.window_pkts[0, [0, 2]], [60.0, 40.0], rtol=1e-3)
     np.testing.assert_allclose(tr.bbr["x_btl"][0, 1], 20.0 / 0.03, rtol=1e-9)
     short = dataclasses.replace(cfg, duration_s=0.2)
-    ours, ref = solve.run(short), fluid_reference.run(short)
+    ours, ref = solve.run(short), reference.run(short)
     for name in solve.Trace.OUTPUTS:
         np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), rtol=1e-9,
                                    atol=1e-9, err_msg=name)
@@ -308,7 +303,7 @@ def test_cubic_recovery_agrees_with_reference():
                          rtt_s=[0.02, 0.025, 0.03], buffer_bdp=1, duration_s=4.0,
                          step_s=2e-4, sample_s=2e-3, initial_window=40.0,
                          cubic_recovery=True)
-    fast, ref = solve.run(cfg), fluid_reference.run(cfg)
+    fast, ref = solve.run(cfg), reference.run(cfg)
     w = fast.window_pkts[:, 0]
     assert np.sum(w[1:] < 0.9 * w[:-1]) >= 2  # the scenario cuts more than once
     for name in solve.Trace.OUTPUTS:

@@ -1,5 +1,4 @@
 import itertools
-import re
 
 import numpy as np
 import pandas as pd
@@ -166,16 +165,20 @@ def test_region_ordering_and_monotone_in_buffer():
     assert np.all(np.diff(r["bbr_flows_sync"]) < 0)
 
 
-def test_chapter_table_matches_model(root):
-    """The numbers printed in the closed-form chapter come from the model, not from memory."""
-    text = (root / "chapters" / "closed_form.md").read_text()
-    row = re.search(r"\| BBR share, 1 CUBIC vs 1 BBR \|(.+)\|", text).group(1)
-    printed = [float(v) for v in row.split("|")]
-    from coexist import mishra
+def test_chapter_numbers_are_the_model_s_claims(root):
+    """The closed-form chapter shows the model's numbers through claims (glue roles), and
+    the committed claims are the model's values."""
+    from coexist import claims, ledger, mishra
 
-    assert printed == np.round(mishra.bbr_share(np.array([2.0, 5, 10, 30])), 3).tolist()
-    numbers = [float(v) for v in re.findall(r"between (\d+\.\d) \(CUBIC synchronised\)"
-                                            r" and (\d+\.\d)", text)[0]]
-    r2 = nash.predicted_region(2.0, 50)
-    assert numbers == [round(float(r2["bbr_flows_sync"]), 1),
-                       round(float(r2["bbr_flows_desync"]), 1)]
+    text = (root / "chapters" / "closed_form.md").read_text()
+    shares = claims.read(ledger.EXPECTED / "M-F1.claims.csv")
+    for b in (2, 5, 10, 30):
+        assert f"fig_m_f1.ipynb::mf1_share_{b}bdp:s" in text
+        assert shares[f"mf1_share_{b}bdp"].text == f"{mishra.bbr_share(np.array([b]))[0]:.3f}"
+    region = claims.read(ledger.EXPECTED / "M-F9.claims.csv")
+    for b in (2, 10):
+        r = nash.predicted_region(float(b), 50)
+        for bound in ("sync", "desync"):
+            key = f"mf9_{bound}_{b}bdp"
+            assert f"fig_m_f9.ipynb::{key}:s" in text
+            assert region[key].text == f"{float(r[f'bbr_flows_{bound}']):.1f}"

@@ -77,6 +77,13 @@ def test_check_passes_on_committed_and_fails_on_edited(tmp_path, monkeypatch):
     (edited / "M-F6.csv").unlink()
     with pytest.raises(runner.CheckFailed, match="no committed table"):
         runner.run(["M-F6"], out_dir=tmp_path / "two", check=True, progress=False)
+    # a claim the prose shows, edited in the committed file: the check names it
+    shutil.copyfile(ledger.EXPECTED / "M-F6.csv", edited / "M-F6.csv")
+    claimed = pd.read_csv(edited / "M-F6.claims.csv")
+    claimed.loc[0, "value"] = float(claimed.loc[0, "value"]) + 0.5
+    claimed.to_csv(edited / "M-F6.claims.csv", index=False)
+    with pytest.raises(runner.CheckFailed, match=f"M-F6: claim {claimed.loc[0, 'key']}: "):
+        runner.run(["M-F6"], out_dir=tmp_path / "three", check=True, progress=False)
 
 
 @pytest.mark.slow

@@ -19,11 +19,7 @@ from pathlib import Path
 from unittest.mock import patch
 
 from .params import ParameterError
-
-#: the environment variable that makes :func:`coexist.figures.save` keep the book's tables
-TABLES_ENV = "COEXIST_BOOK_TABLES"
-#: written into the tables directory when the build starts
-MANIFEST = "build.json"
+from .paths import BUNDLED_ONLY, MANIFEST, TABLES_ENV, tables_dir  # noqa: F401 (re-exported)
 
 
 def build(
@@ -41,8 +37,6 @@ def build(
     into errors after the whole book is built (``-W -n --keep-going``).
     """
     from jupyter_book.sphinx import build_sphinx
-
-    from .runner import BUNDLED_ONLY
 
     if jobs is None:
         jobs = os.cpu_count() or 1
@@ -89,8 +83,3 @@ def overrides(toc: Path, strict: bool = True) -> dict:
     return {"external_toc_path": toc.as_posix(), "latex_individualpages": False,
             "nitpicky": strict}
 
-
-def tables_dir() -> Path | None:
-    """Where a running book build wants figure tables, or None outside a build."""
-    value = os.environ.get(TABLES_ENV)
-    return Path(value) if value else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -64,6 +65,35 @@ def _figures(args: argparse.Namespace) -> int:
     )
     for r in results:
         print(f"{r.id}: {r.svg} {r.csv}" + ("  [matches committed table]" if args.check else ""))
+    return 0
+
+
+def _claims(args: argparse.Namespace) -> int:
+    from . import claims
+    from .ledger import EXPECTED, FIGURES, ROOT
+
+    if args.check and not args.readme:
+        raise ParameterError("--check compares README.md's findings block: it needs --readme")
+    if args.readme:
+        readme = ROOT / "README.md"
+        text = readme.read_text(encoding="utf-8")
+        new = claims.with_readme_block(text, claims.readme_block(EXPECTED))
+        if args.check:
+            if new != text:
+                print("README.md's findings differ from the claims: run "
+                      "`coexist claims --readme`", file=sys.stderr)
+                return 1
+            print("README.md's findings match the committed claims")
+            return 0
+        if new != text:
+            readme.write_text(new, encoding="utf-8")
+        print(f"README.md: {len(claims.FINDINGS)} findings from the committed claims")
+        return 0
+    for e in FIGURES:
+        path = EXPECTED / f"{e.id}{claims.SUFFIX}"
+        if path.exists():
+            for c in claims.read(path).values():
+                print(f"{e.id}\t{c.key}\t{c.text}")
     return 0
 
 
@@ -373,6 +403,14 @@ def build_parser() -> argparse.ArgumentParser:
                           "(_build/figures) instead of executing the notebooks again")
     fig.set_defaults(func=_figures)
 
+    cl = sub.add_parser("claims", help="the numbers the prose states, as the figures "
+                                       "computed them")
+    cl.add_argument("--readme", action="store_true",
+                    help="write README.md's findings block from the committed claims")
+    cl.add_argument("--check", action="store_true",
+                    help="with --readme: fail if README.md's findings block differs")
+    cl.set_defaults(func=_claims)
+
     bk = sub.add_parser("book", help="build the book into _build/html, pages in parallel")
     bk.add_argument("--jobs", type=_number("jobs", int, low=1), default=None,
                     help="pages executed at once (default: one per CPU)")
@@ -529,6 +567,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except TestbedError as exc:
             print(f"coexist: testbed: {exc}", file=sys.stderr)
             return 1
+        except BrokenPipeError:
+            # the reader of our output went away (`coexist ... | head`): stop quietly, and
+            # keep Python from reporting the pipe again when it flushes stdout at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
         except (KeyboardInterrupt, Interrupted) as exc:
             print(f"coexist: interrupted ({str(exc) or 'SIGINT'}); testbed removed",
                   file=sys.stderr)

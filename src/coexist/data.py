@@ -29,9 +29,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .provenance import ROOT
-
-DATA = ROOT / "data"
+from .paths import DATA, ROOT  # noqa: F401 (ROOT re-exported)
+from .testbed.gates import disturbed, timing_only
+from .testbed.steal import steal_burst_s, steal_pct, steal_peak_pct  # noqa: F401 (re-exported)
+from .testbed.wakeups import stall_pct_max
 
 
 class DataError(ValueError):
@@ -371,32 +372,6 @@ def verify(data_dir: Path = DATA) -> list[str]:
     return problems
 
 
-def steal_pct(summary: dict) -> float | None:
-    """The hypervisor's steal during a run, in % of the machine's CPU time over it
-    (cores x wall time), or None where the run did not record it."""
-    steal = (summary["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s")
-    cores = summary["provenance"].get("cores")
-    wall = summary.get("wall_s")
-    return 100 * steal / (cores * wall) if steal is not None and cores and wall else None
-
-
-def steal_peak_pct(summary: dict) -> float | None:
-    """The hypervisor's steal over the busiest second of a run's traffic, in % of the
-    machine's CPU time (:func:`coexist.testbed.steal.busiest`), or None where the run did
-    not record it (runs before this was measured). It can pass 100 % by a little: the
-    kernel books a vCPU's steal at that vCPU's next tick, so a one-second window can hold
-    steal that happened just before it."""
-    peak = summary["provenance"].get("steal_peak")
-    return None if peak is None else peak["pct"]
-
-
-def steal_burst_s(summary: dict) -> float | None:
-    """CPU seconds the hypervisor took in the busiest second of a run's traffic (all cores),
-    or None where the run did not record it."""
-    peak = summary["provenance"].get("steal_peak")
-    return None if peak is None else peak["steal_s"]
-
-
 def delay_cpu_us_per_packet(summary: dict) -> float | None:
     """CPU time the delay line spent per packet it released, in microseconds: a fixed
     amount of work per packet, so it tells how fast the machine ran during the run.
@@ -441,9 +416,6 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     existed), delay_cpu_us_per_packet
     (:func:`delay_cpu_us_per_packet`), wall_s, time_utc.
     """
-    from .testbed.gates import disturbed, timing_only
-    from .testbed.wakeups import stall_pct_max
-
     rows = []
     runs = Path(data_dir) / "runs"
     for summary in sorted(runs.glob("*/*/summary.json")) + \

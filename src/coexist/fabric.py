@@ -32,11 +32,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import nash
+from . import nash, paths
 
 REPO = "ashutoshs25/bbr-dominance-experiments"
 #: the bundled copy (unchanged files, with their licence and source)
-BUNDLED = Path(__file__).resolve().parents[2] / "data" / "external" / "fabric"
+BUNDLED = paths.FABRIC
 COMMIT = "b99841adb7634fb0b1f02662056165170ee5426c"  # the commit the chapter was written on
 BASE = f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/Nash_equilibirium_experiments"
 SLICES = tuple(range(1, 13))
@@ -67,9 +67,7 @@ class Problem:
 def external_allowed() -> bool:
     """False while figures are checked against their committed tables, which come from
     bundled data only (``COEXIST_BUNDLED_ONLY=1``, set by ``coexist figures --check``)."""
-    from .runner import BUNDLED_ONLY
-
-    return os.environ.get(BUNDLED_ONLY) != "1"
+    return os.environ.get(paths.BUNDLED_ONLY) != "1"
 
 
 def cache_dir() -> Path:

@@ -13,10 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .params import Param, ParameterError, Spec, at_most, ordered
-
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ROOT / "notebooks"
-EXPECTED = NOTEBOOKS / "expected"
+from .paths import EXPECTED, NOTEBOOKS, ROOT  # noqa: F401 (re-exported)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
-from .ledger import ROOT
+from .paths import ROOT
 
 
 def _first_line(argv: list[str]) -> str | None:

@@ -18,11 +18,10 @@ from unittest.mock import patch
 
 import pandas as pd
 
+from . import claims
 from .ledger import EXPECTED, FIGURES, Entry, entry
 from .params import ParameterError
-
-#: set while checking or accepting figures: notebooks then use bundled data only
-BUNDLED_ONLY = "COEXIST_BUNDLED_ONLY"
+from .paths import BUNDLED_ONLY, MANIFEST  # noqa: F401 (BUNDLED_ONLY re-exported)
 
 
 class CheckFailed(RuntimeError):
@@ -85,7 +84,7 @@ def run_one(e: Entry, overrides: Mapping[str, Any], out_dir: Path) -> FigureResu
     import papermill as pm
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    for suffix in (".svg", ".csv"):
+    for suffix in (".svg", ".csv", claims.SUFFIX):
         (out_dir / f"{e.id}{suffix}").unlink(missing_ok=True)
     executed = out_dir / f"{e.id}.ipynb"
     try:
@@ -164,16 +163,29 @@ def run(
             bar.set_postfix_str(e.id)
             res = run_one(e, overrides[e.id], out_dir)
             if check:
-                res.problems = compare_tables(res.csv, EXPECTED / f"{e.id}.csv", e.rtol,
-                                              e.atol)
+                res.problems = compare_figure(e, out_dir, EXPECTED)
             if accept:
                 EXPECTED.mkdir(parents=True, exist_ok=True)
                 for path in (res.csv, res.svg):
                     shutil.copyfile(path, EXPECTED / path.name)
+                made = out_dir / f"{e.id}{claims.SUFFIX}"
+                if made.exists():
+                    shutil.copyfile(made, EXPECTED / made.name)
+                else:
+                    (EXPECTED / made.name).unlink(missing_ok=True)
             results.append(res)
     if check:
         _fail_on_problems(results)
     return results
+
+
+def compare_figure(e: Entry, made: Path, expected: Path) -> list[str]:
+    """Differences between what figure ``e`` wrote into ``made`` and the committed files in
+    ``expected``: its table (:func:`compare_tables`), then its claims
+    (:func:`coexist.claims.compare`), each with the figure's tolerances."""
+    return (compare_tables(made / f"{e.id}.csv", expected / f"{e.id}.csv", e.rtol, e.atol)
+            + claims.compare(made / f"{e.id}{claims.SUFFIX}",
+                             expected / f"{e.id}{claims.SUFFIX}", e.rtol, e.atol))
 
 
 def _fail_on_problems(results: Sequence[FigureResult]) -> None:
@@ -184,16 +196,16 @@ def _fail_on_problems(results: Sequence[FigureResult]) -> None:
         raise CheckFailed("figure check failed:\n  " + "\n  ".join(lines))
 
 
-def check_built(tables: Path) -> list[FigureResult]:
+def check_built(tables: Path, expected: Path = EXPECTED) -> list[FigureResult]:
     """Compare the tables a book build wrote (``coexist book --bundled-only``) with the
     committed ones, as ``--check`` does for freshly executed notebooks.
 
     The build must have kept external data out (its manifest says so) and written a table and
-    an SVG for every figure in the ledger; anything missing is a failure, not a skip.
+    an SVG for every figure in the ledger; anything missing is a failure, not a skip. Claims
+    are compared too (:func:`compare_figure`); ``expected`` holds the committed files.
     """
     import json
 
-    from .book import MANIFEST
 
     manifest = tables / MANIFEST
     if not manifest.exists():
@@ -206,7 +218,7 @@ def check_built(tables: Path) -> list[FigureResult]:
         res = FigureResult(e.id, e.path, tables / f"{e.id}.svg", tables / f"{e.id}.csv")
         missing = [p.name for p in (res.svg, res.csv) if not p.exists() or not p.stat().st_size]
         res.problems = ([f"the book build did not write {', '.join(missing)}"] if missing else
-                        compare_tables(res.csv, EXPECTED / f"{e.id}.csv", e.rtol, e.atol))
+                        compare_figure(e, tables, expected))
         results.append(res)
     _fail_on_problems(results)
     return results

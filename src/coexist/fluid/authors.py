@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import paths
 from ..params import ParameterError
 from . import cache, metrics, published, solve
 
-REFERENCE = Path(__file__).resolve().parents[3] / "data" / "reference"
+REFERENCE = paths.REFERENCE
 CCA_NAMES = {"RENO": "reno", "CUBIC": "cubic", "BBR": "bbr1", "BBR2": "bbr2"}
 RUN_COLUMNS = {"run": str, "group": str, "senders": int, "ccas": str, "capacity_mbps": float,
                "link_latency_ms": float, "source_latency_min_ms": float,

@@ -22,8 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import paths
+
 PACKAGE = Path(__file__).resolve().parent
-ROOT = PACKAGE.parents[2]
+ROOT = paths.ROOT
 ENV = "COEXIST_FLUID_CACHE"
 
 
@@ -44,7 +46,7 @@ def directory() -> Path | None:
         return None
     if value:
         return Path(value)
-    return ROOT / "_build" / "fluid-cache" if (ROOT / "_config.yml").exists() else None
+    return paths.BUILD / "fluid-cache" if (ROOT / "_config.yml").exists() else None
 
 
 def key(kind: str, inputs: dict[str, Any]) -> str:

@@ -10,6 +10,9 @@ import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from .steal import steal_burst_s, steal_pct
+from .wakeups import stall_pct_max
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -96,8 +99,6 @@ def stalled(summary: dict) -> bool:
     than 1 ms late (its ``stall_pct``): a delay line meeting the same stalls has about that
     share of its packets late, as many as its lateness gate allows. Runs stored before the
     sleepers existed have no such evidence (False)."""
-    from .wakeups import stall_pct_max
-
     pct = stall_pct_max(summary.get("stall_probe"))
     return pct is not None and pct >= DISTURBED_STALL_PCT
 
@@ -106,9 +107,7 @@ def under_steal(summary: dict) -> bool:
     """Whether the hypervisor took enough CPU time during a run to fail a timing gate: more
     than ``DISTURBED_STEAL_PCT`` % over the run, or at least ``DISTURBED_BURST_S`` within the
     busiest second of its traffic (see :func:`disturbed`)."""
-    from .. import data
-
-    pct, burst = data.steal_pct(summary), data.steal_burst_s(summary)
+    pct, burst = steal_pct(summary), steal_burst_s(summary)
     return (pct is not None and pct > DISTURBED_STEAL_PCT) or \
         (burst is not None and burst >= DISTURBED_BURST_S)
 

@@ -1,6 +1,7 @@
 """Reference integrator for the fluid model: the same equations, stepped in plain NumPy.
 
-It is the yardstick for the compiled solver (:mod:`coexist.fluid.solve`). Each step
+It is the yardstick for the compiled solver of the printed reading (:mod:`.solve`): the
+tests and the solver benchmark run both on the same configurations. Each step
 evaluates the equations for all flows at once with NumPy arrays, using the vectorised
 functions of :mod:`coexist.fluid.network`, :mod:`~coexist.fluid.reno` and
 :mod:`~coexist.fluid.cubic` where they exist. Delayed values come from NumPy ring
@@ -12,11 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from coexist.fluid import cubic, network, reno, solve
+from ..params import invalid
+from . import cubic, network, reno, solve
 
 
 def run(cfg: solve.Config) -> solve.Trace:
+    """Integrate ``cfg`` (printed reading) step by step in NumPy; the same trace as
+    :func:`.solve.run`, only slower."""
     cfg.check()
+    if cfg.reading != "printed":
+        raise invalid("reading", cfg.reading, "'printed' (the reference integrates the "
+                      "equations as printed)")
     h, n = cfg.step_s, len(cfg.flows)
     df = np.array([int(round(f.d_f / h)) for f in cfg.flows])
     db = np.array([int(round(f.d_b / h)) for f in cfg.flows])

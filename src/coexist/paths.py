@@ -1,0 +1,36 @@
+"""Where the repository's parts live, defined once for every module.
+
+The package is installed in place (``pip install -e .``), so the repository is two levels
+above this file. A running book build names the directory it wants figure tables and
+claims in through :data:`TABLES_ENV` (:func:`tables_dir`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data"
+REFERENCE = DATA / "reference"  # outputs of the authors' fluid-model code
+FABRIC = DATA / "external" / "fabric"  # the FABRIC reproduction's data, bundled
+NOTEBOOKS = ROOT / "notebooks"
+EXPECTED = NOTEBOOKS / "expected"  # committed figure tables, SVGs and claims
+BUILD = ROOT / "_build"
+
+#: the environment variable that makes :func:`coexist.figures.save` keep the book's tables
+TABLES_ENV = "COEXIST_BOOK_TABLES"
+#: written into the tables directory when a book build starts
+MANIFEST = "build.json"
+#: set while checking or accepting figures: notebooks then use bundled data only
+BUNDLED_ONLY = "COEXIST_BUNDLED_ONLY"
+#: written into the tables directory when a book build starts
+MANIFEST = "build.json"
+#: set while checking or accepting figures: notebooks then use bundled data only
+BUNDLED_ONLY = "COEXIST_BUNDLED_ONLY"
+
+
+def tables_dir() -> Path | None:
+    """Where a running book build wants figure tables, or None outside a build."""
+    value = os.environ.get(TABLES_ENV)
+    return Path(value) if value else None

@@ -1,0 +1,97 @@
+"""Claims: made, written, compared and shown in the README as the figures' tables are."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from coexist import claims, ledger, runner
+from coexist.params import ParameterError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_claim_formats_once_and_writes_the_figure_claims(tmp_path):
+    text = claims.claim("T-X", "tx_share", 0.41234, "{:.2f}", out_dir=str(tmp_path))
+    assert text == "0.41"
+    claims.claim("T-X", "tx_runs", 12, "{:d} runs", out_dir=str(tmp_path))
+    claims.claim("T-X", "tx_list", "10, 9 and 6", "{}", out_dir=str(tmp_path))
+    made = claims.read(tmp_path / "T-X.claims.csv")
+    assert made["tx_share"] == claims.Claim("tx_share", 0.41234, "0.41")
+    assert made["tx_runs"].text == "12 runs" and made["tx_runs"].value == 12.0
+    assert made["tx_list"].value == "10, 9 and 6"
+
+
+@pytest.mark.parametrize("key,value,what", [
+    ("Bad-Key", 1.0, "key"), ("tx_nan", float("nan"), "finite"),
+    ("tx_none", None, "a number or a text"), ("tx_bool", True, "a number or a text")])
+def test_claim_refuses_bad_keys_and_values(tmp_path, key, value, what):
+    with pytest.raises(ParameterError, match=what):
+        claims.claim("T-X", key, value, out_dir=str(tmp_path))
+
+
+def test_compare_names_each_claim_that_moved(tmp_path):
+    old, new = tmp_path / "old.csv", tmp_path / "new.csv"
+    base = [claims.Claim("a", 0.5, "0.50"), claims.Claim("b", "x", "x"),
+            claims.Claim("c", 3.0, "3")]
+    claims.write(base, old)
+    claims.write(base, new)
+    assert claims.compare(new, old, 1e-6, 1e-9) == []
+    claims.write([claims.Claim("a", 0.5 + 1e-12, "0.50"), *base[1:]], new)
+    assert claims.compare(new, old, 1e-6, 1e-9) == []
+    claims.write([claims.Claim("a", 0.52, "0.52"), base[1], claims.Claim("d", 1.0, "1")], new)
+    problems = claims.compare(new, old, 1e-6, 1e-9)
+    assert any(p.startswith("claim a: '0.52'") for p in problems)
+    assert any("claim c: not made any more" in p for p in problems)
+    assert any("claim d: new, not committed" in p for p in problems)
+    assert claims.compare(tmp_path / "none.csv", tmp_path / "none2.csv", 1, 1) == []
+    assert "none committed" in claims.compare(new, tmp_path / "none.csv", 1, 1)[0]
+
+
+def test_a_figure_with_claims_commits_them():
+    """Every figure the README's findings name has committed claims holding them."""
+    for figure_id, key, page in claims.FINDINGS:
+        assert ledger.entry(figure_id).kind == "figure"
+        assert (ROOT / page).exists()
+        committed = claims.read(ledger.EXPECTED / f"{figure_id}{claims.SUFFIX}")
+        assert key in committed, (figure_id, key)
+
+
+def _built(tmp_path: Path) -> Path:
+    from coexist import book
+
+    out = tmp_path / "figures"
+    shutil.copytree(ledger.EXPECTED, out)
+    (out / book.MANIFEST).write_text(json.dumps({"bundled_only": True}))
+    return out
+
+
+def test_check_built_fails_on_an_edited_claim_and_names_it(tmp_path):
+    out = _built(tmp_path)
+    runner.check_built(out)
+    edited = tmp_path / "expected"
+    shutil.copytree(ledger.EXPECTED, edited)
+    path = edited / f"M-F6{claims.SUFFIX}"
+    table = pd.read_csv(path)
+    table.loc[0, "value"] = float(table.loc[0, "value"]) * 1.01
+    table.to_csv(path, index=False)
+    with pytest.raises(runner.CheckFailed, match=f"M-F6: claim {table.loc[0, 'key']}"):
+        runner.check_built(out, edited)
+    path.unlink()
+    with pytest.raises(runner.CheckFailed, match="M-F6: claims written but none committed"):
+        runner.check_built(out, edited)
+
+
+def test_readme_findings_are_the_committed_claims():
+    readme = (ROOT / "README.md").read_text()
+    block = claims.readme_block(ledger.EXPECTED)
+    assert block in readme, "README.md's findings differ: run `coexist claims --readme`"
+    assert claims.with_readme_block(readme, block) == readme
+    assert len(block.splitlines()) - 2 <= 6  # at most six findings
+
+
+def test_readme_block_names_a_missing_claim(tmp_path):
+    with pytest.raises(ParameterError, match="mf1_finding"):
+        claims.readme_block(tmp_path)
