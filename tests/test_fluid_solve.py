@@ -9,12 +9,18 @@ import pytest
 from coexist.fluid import cubic, metrics, reference, solve
 from coexist.params import ParameterError
 
+def dumbbell(*args, **kw):
+    """The printed reading's dumbbell: this file tests that kernel (:func:`.solve.run`'s own)
+    against the NumPy reference and the printed equations."""
+    return solve.dumbbell(*args, **{"reading": "printed", **kw})
+
+
 C_BPS = 100e6
 PPS = C_BPS / 12000
 
 
 def test_invariants_rates_queue_loss_in_range():
-    cfg = solve.dumbbell(["cubic", "reno", "cubic"], capacity_bps=C_BPS,
+    cfg = dumbbell(["cubic", "reno", "cubic"], capacity_bps=C_BPS,
                          rtt_s=[0.02, 0.03, 0.04], buffer_bdp=0.5, duration_s=3.0,
                          initial_window=80.0)
     tr = solve.run(cfg)
@@ -29,7 +35,7 @@ def test_invariants_rates_queue_loss_in_range():
 
 def test_no_loss_below_capacity_under_droptail():
     # two small windows never fill the link: no queue, no loss
-    cfg = solve.dumbbell(["reno", "reno"], capacity_bps=C_BPS, rtt_s=0.04, buffer_bdp=2,
+    cfg = dumbbell(["reno", "reno"], capacity_bps=C_BPS, rtt_s=0.04, buffer_bdp=2,
                          duration_s=1.0, initial_window=10.0)
     tr = solve.run(cfg)
     assert tr.arrival_pps.max() < PPS
@@ -38,7 +44,7 @@ def test_no_loss_below_capacity_under_droptail():
 
 def test_single_reno_flow_in_a_deep_buffer_fills_the_link():
     bdp = PPS * 0.02
-    cfg = solve.dumbbell(["reno"], capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=10,
+    cfg = dumbbell(["reno"], capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=10,
                          duration_s=4.0, initial_window=bdp)
     tr = solve.run(cfg)
     late = tr.t > 1.0
@@ -51,7 +57,7 @@ def test_single_reno_flow_in_a_deep_buffer_fills_the_link():
 def test_loss_based_flow_fills_a_shallow_buffer_link_with_little_loss(cca):
     """Scherrer et al. §4.3.2-4.3.4: loss-based CCAs keep drop-tail loss below 1 %, fill the
     buffer (bufferbloat) and, once it is full, back off and grow again."""
-    cfg = solve.dumbbell([cca], capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=0.5,
+    cfg = dumbbell([cca], capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=0.5,
                          duration_s=20.0, initial_window=PPS * 0.02)
     tr = solve.run(cfg)
     late = tr.t > 5
@@ -65,7 +71,7 @@ def test_loss_based_flow_fills_a_shallow_buffer_link_with_little_loss(cca):
 
 
 def test_deterministic_byte_identical():
-    cfg = solve.dumbbell(["cubic", "reno", "bbr1", "bbr2"], capacity_bps=C_BPS,
+    cfg = dumbbell(["cubic", "reno", "bbr1", "bbr2"], capacity_bps=C_BPS,
                          rtt_s=[0.02, 0.035, 0.02, 0.03],
                          buffer_bdp=1, duration_s=2.0, initial_window=60.0)
     a, b = solve.run(cfg), solve.run(cfg)
@@ -77,7 +83,7 @@ def test_deterministic_byte_identical():
 
 @pytest.mark.parametrize("aqm", ["droptail", "red"])
 def test_compiled_solver_agrees_with_reference(aqm):
-    cfg = solve.dumbbell(["cubic", "bbr1", "bbr2", "reno", "bbr1"], capacity_bps=C_BPS,
+    cfg = dumbbell(["cubic", "bbr1", "bbr2", "reno", "bbr1"], capacity_bps=C_BPS,
                          rtt_s=[0.02, 0.025, 0.03, 0.022, 0.028], buffer_bdp=0.5,
                          duration_s=0.5, aqm=aqm, initial_window=80.0)
     fast, ref = solve.run(cfg), reference.run(cfg)
@@ -93,8 +99,8 @@ def test_compiled_solver_agrees_with_reference(aqm):
 def test_red_keeps_the_queue_lower_than_droptail():
     kw = dict(capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=2, duration_s=10.0,
               initial_window=PPS * 0.02)
-    red = solve.run(solve.dumbbell(["reno"] * 4, aqm="red", **kw))
-    tail = solve.run(solve.dumbbell(["reno"] * 4, aqm="droptail", **kw))
+    red = solve.run(dumbbell(["reno"] * 4, aqm="red", **kw))
+    tail = solve.run(dumbbell(["reno"] * 4, aqm="droptail", **kw))
     late = red.t > 5
     assert red.queue_pkts[late].mean() < tail.queue_pkts[late].mean()
 
@@ -117,7 +123,7 @@ def test_config_errors_name_the_parameter(kw, name):
 
 
 def test_tables_are_tidy():
-    cfg = solve.dumbbell(["cubic", "reno"], capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=1,
+    cfg = dumbbell(["cubic", "reno"], capacity_bps=C_BPS, rtt_s=0.02, buffer_bdp=1,
                          duration_s=0.1)
     tr = solve.run(cfg)
     flows = tr.flows_table()
@@ -132,7 +138,7 @@ def test_tables_are_tidy():
 def single_bbr():
     out = {}
     for cca in ("bbr1", "bbr2"):
-        cfg = solve.dumbbell([cca], capacity_bps=C_BPS, rtt_s=0.03, buffer_bdp=1,
+        cfg = dumbbell([cca], capacity_bps=C_BPS, rtt_s=0.03, buffer_bdp=1,
                              duration_s=21.0, initial_window=PPS * 0.03)
         out[cca] = solve.run(cfg)
     return out
@@ -194,7 +200,7 @@ def test_bbr2_probing_cycle_and_inflight_bounds_eqs24_31(single_bbr):
 
 def test_rtprop_expiry_agrees_with_reference():
     """The RTprop-expiry extension, compiled and plain NumPy, across a ProbeRTT entry."""
-    cfg = solve.dumbbell(["cubic", "bbr1", "bbr2"], capacity_bps=20e6,
+    cfg = dumbbell(["cubic", "bbr1", "bbr2"], capacity_bps=20e6,
                          rtt_s=[0.02, 0.025, 0.03], buffer_bdp=3, duration_s=10.4,
                          step_s=4e-4, sample_s=4e-3, initial_window=20.0, rtprop_expiry=True)
     fast, ref = solve.run(cfg), reference.run(cfg)
@@ -209,7 +215,7 @@ def cubic_vs_bbr_deep():
     """1 CUBIC vs 1 BBRv1, 40 ms, 5 BDP: the paper's RTprop filter and the expiring one."""
     out = {}
     for expiry in (False, True):
-        cfg = solve.dumbbell(["cubic", "bbr1"], capacity_bps=C_BPS, rtt_s=0.04, buffer_bdp=5,
+        cfg = dumbbell(["cubic", "bbr1"], capacity_bps=C_BPS, rtt_s=0.04, buffer_bdp=5,
                              duration_s=40.0, step_s=5e-5, sample_s=1e-3,
                              initial_window=PPS * 0.04 / 2, rtprop_expiry=expiry)
         out[expiry] = solve.run(cfg)
@@ -243,7 +249,7 @@ def test_expired_rtprop_takes_the_rtt_at_probe_rtt_entry(cubic_vs_bbr_deep):
 def test_expired_probe_rtt_holds_200ms_and_a_round_once_drained():
     """Linux BBR leaves ProbeRTT after max(200 ms, 1 round), counted once what was in
     flight at entry is acknowledged (tcp_bbr.c); in a deep buffer the round is longer."""
-    cfg = solve.dumbbell(["cubic", "bbr1"], capacity_bps=C_BPS, rtt_s=0.04, buffer_bdp=20,
+    cfg = dumbbell(["cubic", "bbr1"], capacity_bps=C_BPS, rtt_s=0.04, buffer_bdp=20,
                          duration_s=32.0, step_s=1e-4, sample_s=1e-3,
                          initial_window=PPS * 0.04 / 2, rtprop_expiry=True)
     tr = solve.run(cfg)
@@ -268,8 +274,8 @@ def test_expiry_changes_nothing_for_a_lone_bbr_flow():
     """Alone, BBRv1 drains its own queue in ProbeRTT, so RTprop returns to d_p."""
     kw = dict(capacity_bps=C_BPS, rtt_s=0.03, buffer_bdp=1, duration_s=21.0,
               initial_window=PPS * 0.03, step_s=5e-5)
-    a = solve.run(solve.dumbbell(["bbr1"], **kw))
-    b = solve.run(solve.dumbbell(["bbr1"], rtprop_expiry=True, **kw))
+    a = solve.run(dumbbell(["bbr1"], **kw))
+    b = solve.run(dumbbell(["bbr1"], rtprop_expiry=True, **kw))
     assert b.bbr["tau_min"][-1, 0] == pytest.approx(0.03, rel=1e-3)
     assert b.rate_pps[b.t > 2, 0].mean() == pytest.approx(a.rate_pps[a.t > 2, 0].mean(),
                                                            rel=0.02)
@@ -281,11 +287,11 @@ def test_per_flow_initial_windows():
     its bandwidth estimate at that window's rate. The plain-NumPy reference agrees."""
     kw = dict(capacity_bps=C_BPS, rtt_s=[0.02, 0.03, 0.04], buffer_bdp=1.0, duration_s=0.5)
     ccas = ["cubic", "bbr1", "reno"]
-    same = solve.run(solve.dumbbell(ccas, initial_window=(30.0, 30.0, 30.0), **kw))
-    scalar = solve.run(solve.dumbbell(ccas, initial_window=30.0, **kw))
+    same = solve.run(dumbbell(ccas, initial_window=(30.0, 30.0, 30.0), **kw))
+    scalar = solve.run(dumbbell(ccas, initial_window=30.0, **kw))
     np.testing.assert_array_equal(same.rate_pps, scalar.rate_pps)
     np.testing.assert_array_equal(same.queue_pkts, scalar.queue_pkts)
-    cfg = solve.dumbbell(ccas, initial_window=(60.0, 20.0, 40.0), **kw)
+    cfg = dumbbell(ccas, initial_window=(60.0, 20.0, 40.0), **kw)
     np.testing.assert_array_equal(solve.initial_windows(cfg), [60.0, 20.0, 40.0])
     tr = solve.run(cfg)
     np.testing.assert_allclose(tr.window_pkts[0, [0, 2]], [60.0, 40.0], rtol=1e-3)
@@ -299,7 +305,7 @@ def test_per_flow_initial_windows():
 
 def test_cubic_recovery_agrees_with_reference():
     """The one-cut-per-episode CUBIC, compiled and plain NumPy, across several cuts."""
-    cfg = solve.dumbbell(["cubic", "bbr1", "cubic"], capacity_bps=20e6,
+    cfg = dumbbell(["cubic", "bbr1", "cubic"], capacity_bps=20e6,
                          rtt_s=[0.02, 0.025, 0.03], buffer_bdp=1, duration_s=4.0,
                          step_s=2e-4, sample_s=2e-3, initial_window=40.0,
                          cubic_recovery=True)
@@ -317,7 +323,7 @@ def lone_cubic_80ms():
     cut per recovery episode."""
     out = {}
     for recovery in (False, True):
-        cfg = solve.dumbbell(["cubic"], capacity_bps=C_BPS, rtt_s=0.08, buffer_bdp=2,
+        cfg = dumbbell(["cubic"], capacity_bps=C_BPS, rtt_s=0.08, buffer_bdp=2,
                              duration_s=90.0, step_s=5e-5, sample_s=1e-3,
                              cubic_recovery=recovery)
         out[recovery] = solve.run(cfg)
