@@ -176,8 +176,30 @@ def _convert(field: Field, text: str, where: str):
     return value
 
 
+#: the campaigns whose data this process has read (``*``: every stored run); a figure
+#: checks them against the campaigns its ledger entry declares (:func:`coexist.figures.save`)
+CAMPAIGNS_READ: set[str] = set()
+
+
+def note_read(campaign: str) -> None:
+    """Record that this process read data of ``campaign`` (``*``: of every campaign)."""
+    CAMPAIGNS_READ.add(campaign)
+
+
+def _note_path(path: Path, schema: str) -> None:
+    try:
+        parts = Path(path).resolve().relative_to(DATA.resolve()).parts
+    except ValueError:
+        return  # outside the bundled data
+    if len(parts) > 2 and parts[0] == "runs":
+        note_read(parts[1])
+    elif len(parts) == 1 and schema == "campaign":
+        note_read(Path(parts[0]).name.split(".")[0])
+
+
 def load_table(path: Path, schema: str) -> pd.DataFrame:
     """Read a CSV (optionally .gz) and check every row against ``SCHEMAS[schema]``."""
+    _note_path(path, schema)
     fields = SCHEMAS[schema]
     names = [f.name for f in fields]
     rows = []
@@ -416,6 +438,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     existed), delay_cpu_us_per_packet
     (:func:`delay_cpu_us_per_packet`), wall_s, time_utc.
     """
+    note_read("*")
     rows = []
     runs = Path(data_dir) / "runs"
     for summary in sorted(runs.glob("*/*/summary.json")) + \

@@ -24,6 +24,7 @@ def coverage(name: str, data_dir: Path = data.DATA) -> tuple[int, int]:
     """(valid runs stored, runs planned) for a campaign."""
     from .testbed import campaign
 
+    data.note_read(name)
     c = campaign.load(Path(data_dir) / "campaigns" / f"{name}.yaml")
     st = campaign.status(c, data_dir)
     return len(st.done), st.planned
