@@ -128,3 +128,35 @@ def test_a_closed_pipe_ends_quietly():
     err = proc.stderr.decode()
     assert proc.returncode == 141, err
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+FLUID = ["fluid", "run", "--capacity", "10mbit", "--buffer-bdp", "1"]
+RUN = ["run", "--capacity", "10mbit", "--rtt", "40ms", "--buffer-bdp", "2"]
+
+
+@pytest.mark.parametrize(("args", "name"), [
+    ([*FLUID, "--ccas", "cubic:10000000000", "--rtt", "40ms"], "ccas"),
+    ([*FLUID, "--ccas", "cubic:1", "--rtt", "10ms-"], "rtt"),
+    ([*FLUID, "--ccas", "cubic:1", "--rtt", "40ms-30ms"], "rtt"),
+    ([*FLUID, "--ccas", "cubic:1", "--rtt", "40ms", "--duration", "2", "--warmup", "5"],
+     "warmup"),
+    ([*RUN, "--flows", "cubic:100000000"], "flows"),
+    ([*RUN, "--flows", "cubic:1", "--out", "/proc/version"], "out"),
+])
+def test_bad_input_is_refused_before_any_work(args, name, capsys):
+    """Counts are checked before anything is expanded, the warm-up and the output path
+    before the simulation or the measurement: a one-line error, quickly."""
+    import time
+
+    start = time.perf_counter()
+    code, _, err = run(args, capsys)
+    assert code == 2 and f"'{name}'" in err and len(err.strip().splitlines()) == 1, err
+    assert time.perf_counter() - start < 5
+
+
+def test_an_rtt_with_an_exponent_is_one_rtt(capsys):
+    code, out, err = run([*FLUID, "--ccas", "cubic:1", "--rtt", "4e-2", "--duration", "1",
+                          "--warmup", "0.5", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["rtt_s"] == [0.04, 0.04]
+

@@ -205,6 +205,8 @@ def _run(args: argparse.Namespace) -> int:
     exp = spec.experiment(capacity=args.capacity, rtt=args.rtt, buffer_bdp=args.buffer_bdp,
                           flows=args.flows, duration=args.duration, warmup=args.warmup,
                           interval=args.interval, sample=args.sample, delay=args.delay)
+    if args.out:  # a measurement must not be lost to a bad path after it is made
+        _check_out_dir(Path(args.out))
     th = gates.Thresholds(utilisation_min=args.min_utilisation)
     result = experiment.run(exp, progress=not args.quiet and not args.json, th=th,
                             stop_early=not args.run_to_end)
@@ -215,6 +217,15 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(format_run(result.summary))
     return 0 if result.valid else 3
+
+
+def _check_out_dir(out: Path) -> None:
+    """Refuse an output directory the run could not be written to, before the run."""
+    if out.exists() and not out.is_dir():
+        raise invalid("out", str(out), "a directory (or a path to create), not a file")
+    parent = next((p for p in (out, *out.parents) if p.exists()), None)
+    if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise invalid("out", str(out), "a directory this user can create or write into")
 
 
 def format_run(s: dict) -> str:
@@ -302,15 +313,33 @@ def _fluid_flows(text: str) -> list[str]:
     from .fluid.solve import CCAS
 
     valid = f"comma-separated CCA[:COUNT] with CCA in {', '.join(CCAS)}, 1..100 flows"
-    out: list[str] = []
+    parts: list[tuple[str, int]] = []
     for part in text.split(","):
         name, _, count = part.strip().partition(":")
-        if name not in CCAS or (count and not count.isdigit()):
+        if name not in CCAS or (count and not (count.isascii() and count.isdigit())):
             raise invalid("ccas", text, valid)
-        out += [name] * (int(count) if count else 1)
-    if not 1 <= len(out) <= 100:
+        parts.append((name, int(count) if count else 1))
+    if not 1 <= sum(n for _, n in parts) <= 100:  # counted before any list is built
         raise invalid("ccas", text, valid)
-    return out
+    return [name for name, n in parts for _ in range(n)]
+
+
+def _rtt_range(text: str) -> tuple[float, float]:
+    """``40ms`` or ``30ms-40ms`` -> (low, high) in seconds. The range's dash is the one not
+    inside a number's exponent (``1e-2`` is one RTT); both ends are required."""
+    import re
+
+    from .testbed import spec
+
+    ends = re.split(r"(?<![eE])-", text.strip())
+    valid = "one RTT or a range LOW-HIGH with LOW <= HIGH, each such as 40ms"
+    if len(ends) > 2 or not all(e.strip() for e in ends):
+        raise invalid("rtt", text, valid)
+    lo = spec.parse_time(ends[0], "rtt", 1e-4, 10.0)
+    hi = spec.parse_time(ends[-1], "rtt", 1e-4, 10.0)
+    if hi < lo:
+        raise invalid("rtt", text, valid)
+    return lo, hi
 
 
 def _fluid(args: argparse.Namespace) -> int:
@@ -319,11 +348,9 @@ def _fluid(args: argparse.Namespace) -> int:
 
     ccas = _fluid_flows(args.ccas)
     capacity = spec.parse_rate(args.capacity)
-    lo, _, hi = args.rtt.partition("-")
-    rtt_lo = spec.parse_time(lo, "rtt", 1e-4, 10.0)
-    rtt_hi = spec.parse_time(hi, "rtt", 1e-4, 10.0) if hi else rtt_lo
-    if rtt_hi < rtt_lo:
-        raise invalid("rtt", args.rtt, "one RTT or a range LOW-HIGH with LOW <= HIGH")
+    rtt_lo, rtt_hi = _rtt_range(args.rtt)
+    if not 0 <= args.warmup < args.duration:  # before the simulation, not after it
+        raise invalid("warmup", args.warmup, f"0 <= warm-up < duration ({args.duration:g} s)")
     rtts = list(np.linspace(rtt_lo, rtt_hi, len(ccas)))
     pps = capacity / (8 * solve.PACKET_BYTES)
     # sample at least once per virtual packet interval N/C, for the jitter metric

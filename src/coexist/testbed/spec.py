@@ -85,6 +85,8 @@ def parse_flows(text: str, default_rtt_s: float) -> tuple[Flow, ...]:
             raise invalid("flows", text, valid)
         rtt = (default_rtt_s if m.group(3) is None
                else parse_time(m.group(3), "flows (rtt)", *RTT_RANGE))
+        if len(flows) + int(m.group(2)) > MAX_FLOWS:  # before the flows are built
+            raise invalid("flows", text, valid)
         flows.extend(Flow(m.group(1), rtt) for _ in range(int(m.group(2))))
     if not 1 <= len(flows) <= MAX_FLOWS:
         raise invalid("flows", text, valid)
