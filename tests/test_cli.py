@@ -160,3 +160,14 @@ def test_an_rtt_with_an_exponent_is_one_rtt(capsys):
     assert code == 0, err
     assert json.loads(out)["rtt_s"] == [0.04, 0.04]
 
+
+def test_share_reports_the_ware_baseline_unavailable_instead_of_failing(capsys):
+    """A documented-valid buffer where Ware et al.'s formula leaves [0, 1]: the closed form
+    still answers, and the baseline says it has no prediction (and why)."""
+    code, out, _ = run(["model", "share", "--buffer-bdp", "500", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["ware_bbr_share"] is None and "no prediction" in data["ware_note"]
+    assert 0 < data["bbr_share_sync"] < 1
+    code, out, _ = run(["model", "share", "--buffer-bdp", "5", "--json"], capsys)
+    assert code == 0 and 0 < json.loads(out)["ware_bbr_share"] < 1
+

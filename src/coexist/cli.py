@@ -129,11 +129,18 @@ def _share(args: argparse.Namespace) -> int:
                              synchronised=True)
     desync = mishra.multi_flow(args.buffer_bdp, nc, nb, capacity_bps=args.capacity,
                                synchronised=False)
-    ware_share = (
-        float(ware.bbr_share(args.buffer_bdp, capacity_bps=args.capacity, rtt_s=args.rtt,
-                             n_bbr=nb, duration_s=args.duration))
-        if nb > 0 else 0.0
-    )
+    # Ware et al.'s formula leaves [0, 1] for some inputs (its ProbeRTT time can exceed the
+    # run, its 4N/q term can pass 1): then it has no answer, which is reported, not an error
+    ware_share: float | None = 0.0
+    ware_note = ""
+    if nb > 0:
+        ware_share = float(ware.bbr_share(args.buffer_bdp, capacity_bps=args.capacity,
+                                          rtt_s=args.rtt, n_bbr=nb, duration_s=args.duration,
+                                          outside="nan"))
+        if ware_share != ware_share:
+            ware_share = None
+            ware_note = ("outside [0, 1] for these inputs (its ProbeRTT time or 4N/q term "
+                         "is too large): no prediction")
     out = {
         "buffer_bdp": args.buffer_bdp,
         "cubic_flows": nc,
@@ -143,6 +150,7 @@ def _share(args: argparse.Namespace) -> int:
         "bbr_share_sync": float(sync.bbr_share),
         "bbr_share_desync": float(desync.bbr_share),
         "ware_bbr_share": ware_share,
+        "ware_note": ware_note or None,
         "bbr_per_flow_bps_sync": _finite(sync.bbr_per_flow_bps),
         "bbr_per_flow_bps_desync": _finite(desync.bbr_per_flow_bps),
         "cubic_per_flow_bps_sync": _finite(sync.cubic_per_flow_bps),
@@ -155,7 +163,8 @@ def _share(args: argparse.Namespace) -> int:
         print(f"  BBR aggregate share, CUBIC synchronised   (eq. 21): {out['bbr_share_sync']:.4f}")
         print(f"  BBR aggregate share, CUBIC de-synchronised (eq. 22): "
               f"{out['bbr_share_desync']:.4f}")
-        print(f"  BBR aggregate share, Ware et al.          (eq. 2):  {ware_share:.4f}")
+        ware_text = ware_note if ware_share is None else f"{ware_share:.4f}"
+        print(f"  BBR aggregate share, Ware et al.          (eq. 2):  {ware_text}")
     return 0
 
 
