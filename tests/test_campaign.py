@@ -687,3 +687,17 @@ def test_points_of_the_lines_nearest_completion_come_first(tmp_path):
                            "20mbit-20ms-b1-cubic2-bbr0-r0", "20mbit-20ms-b1-cubic1-bbr1-r0",
                            "20mbit-20ms-b1-cubic0-bbr2-r0"]
     assert all(k.endswith("r1") for k in st.left[6:]) and len(st.left) == 15
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    (BASE + "duration: 6\n", r"key 'duration' given twice \(line 7 and line 10\)$"),
+    (BASE.replace("repeats: 2", "repeats: true"), r"repeats = True; valid: an integer"),
+    (BASE.replace('flows: ["cubic:1,bbr:1"]', "flows: []"), r"grid axis \['flows'\] is empty"),
+    (BASE + "figures: M-F1\n", r"figures = 'M-F1'; valid: a list of figure ids"),
+])
+def test_campaign_files_are_read_strictly(tmp_path, text, match):
+    """What YAML would accept silently (a key given twice, a boolean for a count, an empty
+    axis, a string for a list) is refused with the file and the reason."""
+    with pytest.raises(ParameterError, match=match):
+        campaign.load(write(tmp_path, text))
+
