@@ -131,7 +131,9 @@ def _fake_run(root: Path, key: str, run_id: str):
             data.write_table(pd.DataFrame(columns=[f.name for f in data.SCHEMAS[kind]]),
                              d / fname, kind)
     (d / "summary.json").write_text(json.dumps({
-        "run_id": run_id, "utilisation": 0.99, "jain_index": 0.99, "bbr_share": 10 / 19,
+        "run_id": run_id, "params": {}, "flows": [], "gates": [], "valid": True,
+        "invalid_reasons": [], "wall_s": 10.0,
+        "utilisation": 0.99, "jain_index": 0.99, "bbr_share": 10 / 19,
         "mean_queue_delay_s": 0.01, "bottleneck_drops": 5,
         "provenance": {"commit": "abc", "kernel": "6.x", "cpu": "cpu", "tools": {},
                        "time_utc": "2026-11-21T00:00:00+00:00"}}))
@@ -390,6 +392,7 @@ def _invalid_run(root: Path, name: str, *, steal_s: float | None, failed: list[s
              "cca_confirmed", "flows_complete"]
     cpu = {} if steal_s is None else {"steal_s": steal_s}
     (d / "summary.json").write_text(json.dumps({
+        "run_id": name, "params": {}, "flows": [],
         "valid": False, "wall_s": 10.0, "invalid_reasons": failed,
         "gates": [{"name": n, "passed": n not in failed} for n in names],
         "provenance": {"cores": 2, "cpu_seconds_during_run": cpu}}))

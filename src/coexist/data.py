@@ -39,6 +39,43 @@ class DataError(ValueError):
     """A data file does not match its schema, or its hash does not match the datapackage."""
 
 
+#: the fields every stored run's summary.json has, with their JSON types (the rest of the
+#: record is optional: it grew as the harness did)
+SUMMARY_FIELDS: dict[str, tuple[type, ...]] = {
+    "run_id": (str,), "params": (dict,), "flows": (list,), "gates": (list,),
+    "valid": (bool,), "invalid_reasons": (list,), "provenance": (dict,),
+    "wall_s": (int, float),
+}
+
+
+def read_summary(path: Path) -> dict:
+    """A run's ``summary.json``, checked: readable JSON, every field of
+    :data:`SUMMARY_FIELDS` present with its type (``"valid": "false"`` is not a boolean),
+    and every gate a mapping with a text ``name`` and a boolean ``passed``. Anything else
+    raises :class:`DataError` naming the file and the field."""
+    path = Path(path)
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: not a readable JSON summary ({exc})") from None
+    if not isinstance(summary, dict):
+        raise DataError(f"{path}: a summary is a JSON object, not {type(summary).__name__}")
+    for name, kinds in SUMMARY_FIELDS.items():
+        value = summary.get(name)
+        if name not in summary or not isinstance(value, kinds) or (
+                isinstance(value, bool) and bool not in kinds):
+            raise DataError(f"{path}: field {name!r} = {value!r} is not "
+                            f"{' or '.join(k.__name__ for k in kinds)}")
+    for i, gate in enumerate(summary["gates"]):
+        if not (isinstance(gate, dict) and isinstance(gate.get("name"), str)
+                and isinstance(gate.get("passed"), bool)):
+            raise DataError(f"{path}: gates[{i}] = {gate!r} needs a text 'name' and a boolean "
+                            "'passed'")
+    if summary["valid"] and not all(g["passed"] for g in summary["gates"]):
+        raise DataError(f"{path}: 'valid' is true but a gate failed")
+    return summary
+
+
 @dataclass(frozen=True)
 class Field:
     name: str
@@ -198,11 +235,13 @@ def _note_path(path: Path, schema: str) -> None:
 
 
 def load_table(path: Path, schema: str) -> pd.DataFrame:
-    """Read a CSV (optionally .gz) and check every row against ``SCHEMAS[schema]``."""
+    """Read a CSV (optionally .gz) and check every row against ``SCHEMAS[schema]``; a row
+    repeated exactly (which every sum would count twice) is refused."""
     _note_path(path, schema)
     fields = SCHEMAS[schema]
     names = [f.name for f in fields]
     rows = []
+    seen: dict[tuple[str, ...], int] = {}
     with _open_text(Path(path)) as fh:
         reader = csv.reader(fh)
         header = next(reader, None)
@@ -214,6 +253,9 @@ def load_table(path: Path, schema: str) -> pd.DataFrame:
             if len(row) != len(fields):
                 raise DataError(f"{where}: {len(row)} fields, expected {len(fields)} "
                                 f"({', '.join(names)})")
+            if tuple(row) in seen:  # a repeated line would count twice in every sum
+                raise DataError(f"{where}: the same row as line {seen[tuple(row)]}")
+            seen[tuple(row)] = line
             rows.append([_convert(f, v, where) for f, v in zip(fields, row, strict=True)])
     df = pd.DataFrame(rows, columns=names)
     for f in fields:
@@ -267,7 +309,7 @@ def build_datapackage(data_dir: Path = DATA) -> dict:
                       p.name.startswith((".", "_"))) if run_root.exists() else []
         invalid = sorted((run_root / "_invalid").iterdir()) \
             if (run_root / "_invalid").exists() else []
-        summaries = [json.loads((r / "summary.json").read_text()) for r in runs]
+        summaries = [read_summary(r / "summary.json") for r in runs]
         provs = [s["provenance"] for s in summaries]
         provenance = {
             "produced_by": f"coexist campaign run data/campaigns/{spec_file.name}",
@@ -443,7 +485,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     runs = Path(data_dir) / "runs"
     for summary in sorted(runs.glob("*/*/summary.json")) + \
             sorted(runs.glob("*/_invalid/*/summary.json")):
-        s = json.loads(summary.read_text())
+        s = read_summary(summary)
         camp = summary.relative_to(runs).parts[0]
         gates = {g["name"]: g for g in s["gates"]}
         dl = s.get("delay_line") or {}

@@ -475,7 +475,8 @@ def bbr_operating_points(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
     from . import mishra
 
     out = _per_run(name, data_dir, lambda t: t["n_bbr"] > 0,
-                   lambda run, _, w: bbr_operating_point(pd.read_csv(run / "sockets.csv.gz"), w),
+                   lambda run, _, w: bbr_operating_point(
+                       data.load_table(run / data.RUN_FILES["sockets"], "sockets"), w),
                    ["samples", "rtprop_s", "cwnd_segments", "probe_rtt_share",
                     "inflight_over_cwnd"])
     x = out["buffer_bdp"].to_numpy(dtype=float)
@@ -506,8 +507,8 @@ def cubic_bbr_regimes(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
     or without BBR flows: one row per run with its setting (as :func:`runs`). The BDP is
     the capacity times the run's (shortest) base RTT."""
     def read(run: Path, r, warmup_s: float) -> dict[str, float]:
-        return cubic_bbr_regime(pd.read_csv(run / "sockets.csv.gz"),
-                                pd.read_csv(run / "queue.csv.gz"),
+        return cubic_bbr_regime(data.load_table(run / data.RUN_FILES["sockets"], "sockets"),
+                                data.load_table(run / data.RUN_FILES["queue"], "queue"),
                                 r.capacity_bps / 8 * r.rtt_s, warmup_s)
 
     return _per_run(name, data_dir, lambda t: t["n_flows"] > t["n_bbr"],

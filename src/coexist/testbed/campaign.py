@@ -298,6 +298,10 @@ def status(c: Campaign, data_dir: Path = data.DATA,
     root = c.run_dir(data_dir)
     done = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
             and (p / "summary.json").exists()} if root.exists() else set()
+    for name in done:  # a stored run counts only with a whole summary that says it is valid
+        if not data.read_summary(root / name / "summary.json")["valid"]:
+            raise data.DataError(f"{root / name / 'summary.json'}: an invalid run stored "
+                                 "among the valid ones (invalid runs belong in _invalid/)")
     attempts: dict[str, int] = {}
     disturbed: dict[str, int] = {}
     lengths: list[float] = []  # share of a full run's wall time each invalid run took
@@ -309,7 +313,7 @@ def status(c: Campaign, data_dir: Path = data.DATA,
                 key = p.name.rsplit(".", 1)[0]
                 attempts[key] = attempts.get(key, 0) + 1
                 summary = p / "summary.json"
-                s = json.loads(summary.read_text()) if summary.exists() else {}
+                s = data.read_summary(summary) if summary.exists() else {}
                 if s and gates.disturbed(s):
                     disturbed[key] = disturbed.get(key, 0) + 1
                 lengths.append(_time_share(s))
