@@ -171,3 +171,17 @@ def test_share_reports_the_ware_baseline_unavailable_instead_of_failing(capsys):
     code, out, _ = run(["model", "share", "--buffer-bdp", "5", "--json"], capsys)
     assert code == 0 and 0 < json.loads(out)["ware_bbr_share"] < 1
 
+
+
+@pytest.mark.parametrize(("args", "name"), [
+    (["campaign", "status", "data/campaigns/two_flow.yaml", "--data", "/nonexistent"], "data"),
+    (["campaign", "run", "data/campaigns/two_flow.yaml", "--scheduler", "not an address"],
+     "scheduler"),
+])
+def test_campaign_inputs_checked_before_anything_runs(args, name, capsys, monkeypatch):
+    from coexist.testbed import campaign, topology
+
+    monkeypatch.setattr(topology, "clean", lambda *a, **k: pytest.fail("cleaned first"))
+    monkeypatch.setattr(campaign, "run", lambda *a, **k: pytest.fail("ran"))
+    code, _, err = run(args, capsys)
+    assert code == 2 and f"'{name}'" in err and len(err.strip().splitlines()) == 1, err

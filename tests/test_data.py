@@ -445,3 +445,11 @@ def test_a_repeated_row_is_refused_not_summed(tmp_path):
     path.write_text(good + "0,cubic,0.02,0,0,9e6,1,3,cubic,0.5\n")
     with pytest.raises(data.DataError, match=r"flows.csv:3: the same row as line 2"):
         data.load_table(path, "flows")
+
+
+def test_verify_refuses_a_resource_outside_the_data_directory(tmp_path):
+    (tmp_path / "datapackage.json").write_text(json.dumps({"resources": [
+        {"name": "x", "path": "/etc/hostname", "sha256": "0"},
+        {"name": "y", "path": "../outside.csv", "sha256": "0"}]}))
+    problems = data.verify(tmp_path)
+    assert sum("must be relative and inside" in p for p in problems) == 2

@@ -278,6 +278,10 @@ def _campaign(args: argparse.Namespace) -> int:
     from .testbed import campaign
 
     data_dir = Path(args.data) if args.data else data.DATA
+    if not data_dir.is_dir():  # else every run would look missing: "0/80 done"
+        raise invalid("data", str(data_dir), "an existing data directory")
+    if getattr(args, "scheduler", None):
+        _check_scheduler(args.scheduler)  # before the testbed is cleaned or anything runs
     if args.what == "status":
         return _campaign_status(args, data_dir)
     c = campaign.load(Path(args.file))
@@ -294,6 +298,15 @@ def _campaign(args: argparse.Namespace) -> int:
                           steal_max_wait_s=wait, again=args.again)
     print(campaign.format_status(c, st))
     return 3 if st.failed else 0
+
+
+def _check_scheduler(address: str) -> None:
+    """A Dask scheduler address: ``[tcp|tls|inproc|ucx]://HOST:PORT`` or ``HOST:PORT``."""
+    import re
+
+    if not re.fullmatch(r"(?:(?:tcp|tls|ucx|inproc)://)?[\w.\-\[\]:]+:\d{1,5}", address):
+        raise invalid("scheduler", address, "a Dask scheduler address such as "
+                      "tcp://10.0.0.1:8786 or 10.0.0.1:8786")
 
 
 def _campaign_status(args: argparse.Namespace, data_dir: Path) -> int:

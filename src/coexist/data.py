@@ -424,7 +424,11 @@ def verify(data_dir: Path = DATA) -> list[str]:
         for rel, digest in hashes.items():
             described.add(rel)
             p = data_dir / rel
-            if not p.exists():
+            inside = p.resolve().is_relative_to(data_dir.resolve())
+            if Path(rel).is_absolute() or ".." in Path(rel).parts or not inside:
+                problems.append(f"{rel}: a resource path must be relative and inside "
+                                f"{data_dir}")
+            elif not p.exists():
                 problems.append(f"{rel}: listed in datapackage.json but missing")
             elif sha256(p) != digest:
                 problems.append(f"{rel}: sha256 differs from datapackage.json")
