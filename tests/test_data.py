@@ -453,3 +453,13 @@ def test_verify_refuses_a_resource_outside_the_data_directory(tmp_path):
         {"name": "y", "path": "../outside.csv", "sha256": "0"}]}))
     problems = data.verify(tmp_path)
     assert sum("must be relative and inside" in p for p in problems) == 2
+
+
+def test_runs_keep_the_goodput_of_every_algorithm():
+    table = measured.campaign_table("fluid_validation")
+    per_run = measured.runs(table)
+    assert "reno_bps" in per_run and per_run["reno_bps"].sum() > 0
+    total = table.groupby("key")["goodput_bps"].sum()
+    ccas = [f"{c}_bps" for c in sorted(set(table["cca"]))]
+    kept = per_run.set_index("key")[ccas].sum(axis=1)
+    assert np.allclose(kept.loc[total.index], total)

@@ -38,18 +38,22 @@ def coverage_text(names: tuple[str, ...], data_dir: Path = data.DATA) -> str:
 
 
 def runs(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per run: setting, repeat, BBR share and BBR/CUBIC goodput (bit/s)."""
+    """One row per run: setting, repeat, BBR share and BBR/CUBIC goodput (bit/s), plus a
+    ``<cca>_bps`` column for every other algorithm the runs have (so no goodput is left
+    out)."""
     if table.empty:
         return pd.DataFrame(columns=["key", "capacity_bps", "rtt_s", "buffer_bdp", "n_flows",
                                      "n_bbr", "repeat", "bbr_share", "utilisation",
                                      "mean_queue_delay_s", "bbr_bps", "cubic_bps"])
+    others = sorted(set(table["cca"]) - {"bbr", "cubic"})
     per_cca = table.pivot_table(index="key", columns="cca", values="goodput_bps",
-                                aggfunc="sum").reindex(columns=["bbr", "cubic"]).fillna(0.0)
+                                aggfunc="sum").reindex(columns=["bbr", "cubic", *others])
+    per_cca = per_cca.fillna(0.0)
     first = table.drop_duplicates("key").set_index("key")
     out = first[["capacity_bps", "rtt_s", "buffer_bdp", "n_flows", "n_bbr", "repeat",
                  "bbr_share", "utilisation", "mean_queue_delay_s"]].copy()
-    out["bbr_bps"] = per_cca["bbr"]
-    out["cubic_bps"] = per_cca["cubic"]
+    for cca in ("bbr", "cubic", *others):
+        out[f"{cca}_bps"] = per_cca[cca]
     return out.reset_index()
 
 
