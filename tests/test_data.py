@@ -463,3 +463,18 @@ def test_runs_keep_the_goodput_of_every_algorithm():
     ccas = [f"{c}_bps" for c in sorted(set(table["cca"]))]
     kept = per_run.set_index("key")[ccas].sum(axis=1)
     assert np.allclose(kept.loc[total.index], total)
+
+
+def test_a_truncated_or_corrupt_table_is_a_data_error(tmp_path):
+    import gzip
+
+    src = next((data.DATA / "runs" / "two_flow").glob("*/queue.csv.gz")).read_bytes()
+    cut = tmp_path / "queue.csv.gz"
+    cut.write_bytes(src[: len(src) // 2])
+    with pytest.raises(data.DataError, match="queue.csv.gz: unreadable"):
+        data.load_table(cut, "queue")
+    bad = tmp_path / "flows.csv"
+    bad.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(data.DataError, match="flows.csv: unreadable"):
+        data.load_table(bad, "flows")
+    assert gzip.decompress(src)  # the original is whole

@@ -597,6 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .data import DataError
     from .mishra import ModelDomainWarning
     from .runner import CheckFailed
     from .testbed.experiment import Interrupted
@@ -614,6 +615,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         except TestbedError as exc:
             print(f"coexist: testbed: {exc}", file=sys.stderr)
+            return 1
+        except DataError as exc:
+            print(f"coexist: data: {exc}", file=sys.stderr)
             return 1
         except BrokenPipeError:
             # the reader of our output went away (`coexist ... | head`): stop quietly, and

@@ -242,21 +242,24 @@ def load_table(path: Path, schema: str) -> pd.DataFrame:
     names = [f.name for f in fields]
     rows = []
     seen: dict[tuple[str, ...], int] = {}
-    with _open_text(Path(path)) as fh:
-        reader = csv.reader(fh)
-        header = next(reader, None)
-        if header != names:
-            raise DataError(f"{path}:1: header {header} does not match the {schema!r} schema "
-                            f"{names}")
-        for line, row in enumerate(reader, start=2):
-            where = f"{path}:{line}"
-            if len(row) != len(fields):
-                raise DataError(f"{where}: {len(row)} fields, expected {len(fields)} "
-                                f"({', '.join(names)})")
-            if tuple(row) in seen:  # a repeated line would count twice in every sum
-                raise DataError(f"{where}: the same row as line {seen[tuple(row)]}")
-            seen[tuple(row)] = line
-            rows.append([_convert(f, v, where) for f, v in zip(fields, row, strict=True)])
+    try:
+        with _open_text(Path(path)) as fh:
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            if header != names:
+                raise DataError(f"{path}:1: header {header} does not match the {schema!r} schema "
+                                f"{names}")
+            for line, row in enumerate(reader, start=2):
+                where = f"{path}:{line}"
+                if len(row) != len(fields):
+                    raise DataError(f"{where}: {len(row)} fields, expected {len(fields)} "
+                                    f"({', '.join(names)})")
+                if tuple(row) in seen:  # a repeated line would count twice in every sum
+                    raise DataError(f"{where}: the same row as line {seen[tuple(row)]}")
+                seen[tuple(row)] = line
+                rows.append([_convert(f, v, where) for f, v in zip(fields, row, strict=True)])
+    except (OSError, EOFError, UnicodeDecodeError, csv.Error) as exc:  # gzip's errors too
+        raise DataError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
     df = pd.DataFrame(rows, columns=names)
     for f in fields:
         if f.type == "integer" and not f.nullable:
