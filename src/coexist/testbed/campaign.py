@@ -174,7 +174,7 @@ def load(path: Path) -> Campaign:
         raise _fail(path, f"figures = {figures!r}; valid: a list of figure ids")
     grids = doc.get("grid")
     grids = [grids] if isinstance(grids, dict) else grids
-    if not grids or not all(isinstance(g, dict) for g in grids):
+    if not grids or not isinstance(grids, list) or not all(isinstance(g, dict) for g in grids):
         raise _fail(path, "grid must be a mapping (or a list of mappings) of "
                           f"{sorted(GRID_KEYS)} and optional overrides of {sorted(SETTINGS)}")
     points: dict[str, Point] = {}
