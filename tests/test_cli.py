@@ -138,6 +138,8 @@ RUN = ["run", "--capacity", "10mbit", "--rtt", "40ms", "--buffer-bdp", "2"]
     ([*FLUID, "--ccas", "cubic:10000000000", "--rtt", "40ms"], "ccas"),
     ([*FLUID, "--ccas", "cubic:1", "--rtt", "10ms-"], "rtt"),
     ([*FLUID, "--ccas", "cubic:1", "--rtt", "40ms-30ms"], "rtt"),
+    ([*FLUID, "--ccas", "cubic:1", "--rtt", "0.04"], "rtt"),  # 0.04 what? a unit is needed
+    ([*RUN[:4], "0.04", *RUN[5:], "--flows", "cubic:1"], "rtt"),
     ([*FLUID, "--ccas", "cubic:1", "--rtt", "40ms", "--duration", "2", "--warmup", "5"],
      "warmup"),
     ([*RUN, "--flows", "cubic:100000000"], "flows"),
@@ -155,7 +157,7 @@ def test_bad_input_is_refused_before_any_work(args, name, capsys):
 
 
 def test_an_rtt_with_an_exponent_is_one_rtt(capsys):
-    code, out, err = run([*FLUID, "--ccas", "cubic:1", "--rtt", "4e-2", "--duration", "1",
+    code, out, err = run([*FLUID, "--ccas", "cubic:1", "--rtt", "4e-2s", "--duration", "1",
                           "--warmup", "0.5", "--json"], capsys)
     assert code == 0, err
     assert json.loads(out)["rtt_s"] == [0.04, 0.04]

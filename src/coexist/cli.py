@@ -357,8 +357,8 @@ def _rtt_range(text: str) -> tuple[float, float]:
     valid = "one RTT or a range LOW-HIGH with LOW <= HIGH, each such as 40ms"
     if len(ends) > 2 or not all(e.strip() for e in ends):
         raise invalid("rtt", text, valid)
-    lo = spec.parse_time(ends[0], "rtt", 1e-4, 10.0)
-    hi = spec.parse_time(ends[-1], "rtt", 1e-4, 10.0)
+    lo = spec.parse_time(ends[0], "rtt", 1e-4, 10.0, unit_required=True)
+    hi = spec.parse_time(ends[-1], "rtt", 1e-4, 10.0, unit_required=True)
     if hi < lo:
         raise invalid("rtt", text, valid)
     return lo, hi
