@@ -129,3 +129,11 @@ def test_a_bad_setting_file_is_refused_naming_the_field(tmp_path, doc, match):
     path.write_text(doc)
     with pytest.raises(DataError, match=match):
         fabric.read_setting(path)
+
+
+def test_a_repeated_row_is_reported_and_kept():
+    text = "N_bdp,flow,trial,bits_per_second\n2,1,1,5e6\n2,1,1,5e6\n2,1,2,4e6\n"
+    table, problems = fabric.parse_csv(text, "x.csv")
+    assert len(table) == 3
+    assert [(p.line, p.reason, p.kept) for p in problems] == [(3, "the same row as line 2",
+                                                               True)]

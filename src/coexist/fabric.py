@@ -89,9 +89,14 @@ def parse_csv(text: str, source: str) -> tuple[pd.DataFrame, list[Problem]]:
     if head != HEADER:
         raise ValueError(f"{source}:1: header {lines[0]!r}; expected {','.join(HEADER)}")
     rows = []
+    seen: dict[str, int] = {}
     for i, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
+        if line.strip() in seen:  # kept (two streams can carry the same rate) but reported
+            problems.append(Problem(source, i, line, f"the same row as line "
+                                    f"{seen[line.strip()]}", True))
+        seen.setdefault(line.strip(), i)
         fields = line.strip().split(",")
         if len(fields) == 5 and fields[4] == "":
             problems.append(Problem(source, i, line, "stray trailing comma", True))
