@@ -4,6 +4,7 @@ import sys
 
 import pytest
 
+from coexist import cli
 from coexist.cli import main
 
 
@@ -187,3 +188,14 @@ def test_campaign_inputs_checked_before_anything_runs(args, name, capsys, monkey
     monkeypatch.setattr(campaign, "run", lambda *a, **k: pytest.fail("ran"))
     code, _, err = run(args, capsys)
     assert code == 2 and f"'{name}'" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_data_error_is_one_line_not_a_traceback(capsys, monkeypatch, tmp_path):
+    """A corrupt stored table met by a command: its file and reason in one line, exit 1."""
+    from coexist import data
+
+    bad = tmp_path / "two_flow.csv"
+    bad.write_bytes(b"\x1f\x8b broken")
+    monkeypatch.setattr(cli, "_claims", lambda args: data.load_table(bad, "campaign"))
+    code, _, err = run(["claims"], capsys)
+    assert code == 1 and "two_flow.csv" in err and len(err.strip().splitlines()) == 1, err
