@@ -188,6 +188,34 @@ def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir:
     _stable(table).to_csv(out / f"{figure_id}.csv", index=False, lineterminator="\n")
 
 
+def provenance(figure_id: str) -> str:
+    """The line under a figure: the notebook that draws it, the committed table (and claims)
+    the figure check compares, and the campaigns it reads with the runs stored of each."""
+    from . import claims, ledger, measured, paths
+
+    e = ledger.entry(figure_id)
+    checked = f"`notebooks/expected/{e.id}.csv`"
+    if (paths.EXPECTED / f"{e.id}{claims.SUFFIX}").exists():
+        checked += f" and `{e.id}{claims.SUFFIX}`"
+    names = (sorted(p.stem for p in (paths.DATA / "campaigns").glob("*.yaml"))
+             if "*" in e.campaigns else list(e.campaigns))
+    used = []
+    for name in names:
+        done, planned = measured.coverage(name)
+        used.append(f"{name} ({done} of {planned} runs)")
+    data = "; data: " + ", ".join(used) if used else "; data: none (models only)"
+    return (f"*Provenance:* {e.id} is drawn by `notebooks/{e.notebook}`; CI compares "
+            f"{checked}{data}.")
+
+
+def show(chart, figure_id: str) -> None:
+    """Show a figure (a chart, or HTML) and its provenance line under it."""
+    from IPython.display import Markdown, display
+
+    display(chart)
+    display(Markdown(provenance(figure_id)))
+
+
 #: where the book serves Vega, Vega-Lite and vega-embed (written by coexist.sphinxext)
 VEGA_JS = "_static/vega/coexist-vega.js"
 
