@@ -76,6 +76,16 @@ def test_every_page_offers_its_source_for_download():
             (page.name, links)
 
 
+def test_every_figure_has_its_provenance_line_under_it():
+    from coexist import ledger
+
+    _need(HTML.exists(), "book not built: run `make book` first")
+    for e in ledger.FIGURES:
+        text = (HTML / "notebooks" / f"{e.path.stem}.html").read_text()
+        line = re.search(r"Provenance:</em>(.*?)</p>", text, re.S)
+        assert line and e.notebook in line.group(1) and f"{e.id}.csv" in line.group(1), e.id
+
+
 def test_claims_are_shown_where_the_text_quotes_them():
     """A glued claim renders as its committed text, not as a role left unresolved."""
     from coexist import claims, ledger

@@ -131,7 +131,9 @@ def _fake_run(root: Path, key: str, run_id: str):
             data.write_table(pd.DataFrame(columns=[f.name for f in data.SCHEMAS[kind]]),
                              d / fname, kind)
     (d / "summary.json").write_text(json.dumps({
-        "run_id": run_id, "utilisation": 0.99, "jain_index": 0.99, "bbr_share": 10 / 19,
+        "run_id": run_id, "params": {}, "flows": [], "gates": [], "valid": True,
+        "invalid_reasons": [], "wall_s": 10.0,
+        "utilisation": 0.99, "jain_index": 0.99, "bbr_share": 10 / 19,
         "mean_queue_delay_s": 0.01, "bottleneck_drops": 5,
         "provenance": {"commit": "abc", "kernel": "6.x", "cpu": "cpu", "tools": {},
                        "time_utc": "2026-11-21T00:00:00+00:00"}}))
@@ -390,6 +392,7 @@ def _invalid_run(root: Path, name: str, *, steal_s: float | None, failed: list[s
              "cca_confirmed", "flows_complete"]
     cpu = {} if steal_s is None else {"steal_s": steal_s}
     (d / "summary.json").write_text(json.dumps({
+        "run_id": name, "params": {}, "flows": [],
         "valid": False, "wall_s": 10.0, "invalid_reasons": failed,
         "gates": [{"name": n, "passed": n not in failed} for n in names],
         "provenance": {"cores": 2, "cpu_seconds_during_run": cpu}}))
@@ -687,3 +690,17 @@ def test_points_of_the_lines_nearest_completion_come_first(tmp_path):
                            "20mbit-20ms-b1-cubic2-bbr0-r0", "20mbit-20ms-b1-cubic1-bbr1-r0",
                            "20mbit-20ms-b1-cubic0-bbr2-r0"]
     assert all(k.endswith("r1") for k in st.left[6:]) and len(st.left) == 15
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    (BASE + "duration: 6\n", r"key 'duration' given twice \(line 7 and line 10\)$"),
+    (BASE.replace("repeats: 2", "repeats: true"), r"repeats = True; valid: an integer"),
+    (BASE.replace('flows: ["cubic:1,bbr:1"]', "flows: []"), r"grid axis \['flows'\] is empty"),
+    (BASE + "figures: M-F1\n", r"figures = 'M-F1'; valid: a list of figure ids"),
+])
+def test_campaign_files_are_read_strictly(tmp_path, text, match):
+    """What YAML would accept silently (a key given twice, a boolean for a count, an empty
+    axis, a string for a list) is refused with the file and the reason."""
+    with pytest.raises(ParameterError, match=match):
+        campaign.load(write(tmp_path, text))
+

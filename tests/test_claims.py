@@ -1,6 +1,5 @@
 """Claims: made, written, compared and shown in the README as the figures' tables are."""
 
-import json
 import shutil
 from pathlib import Path
 
@@ -9,6 +8,8 @@ import pytest
 
 from coexist import claims, ledger, runner
 from coexist.params import ParameterError
+
+from .conftest import built_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,17 +60,8 @@ def test_a_figure_with_claims_commits_them():
         assert key in committed, (figure_id, key)
 
 
-def _built(tmp_path: Path) -> Path:
-    from coexist import book
-
-    out = tmp_path / "figures"
-    shutil.copytree(ledger.EXPECTED, out)
-    (out / book.MANIFEST).write_text(json.dumps({"bundled_only": True}))
-    return out
-
-
 def test_check_built_fails_on_an_edited_claim_and_names_it(tmp_path):
-    out = _built(tmp_path)
+    out = built_tables(tmp_path)
     runner.check_built(out)
     edited = tmp_path / "expected"
     shutil.copytree(ledger.EXPECTED, edited)

@@ -4,6 +4,7 @@ import sys
 
 import pytest
 
+from coexist import cli
 from coexist.cli import main
 
 
@@ -128,3 +129,73 @@ def test_a_closed_pipe_ends_quietly():
     err = proc.stderr.decode()
     assert proc.returncode == 141, err
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+FLUID = ["fluid", "run", "--capacity", "10mbit", "--buffer-bdp", "1"]
+RUN = ["run", "--capacity", "10mbit", "--rtt", "40ms", "--buffer-bdp", "2"]
+
+
+@pytest.mark.parametrize(("args", "name"), [
+    ([*FLUID, "--ccas", "cubic:10000000000", "--rtt", "40ms"], "ccas"),
+    ([*FLUID, "--ccas", "cubic:1", "--rtt", "10ms-"], "rtt"),
+    ([*FLUID, "--ccas", "cubic:1", "--rtt", "40ms-30ms"], "rtt"),
+    ([*FLUID, "--ccas", "cubic:1", "--rtt", "0.04"], "rtt"),  # 0.04 what? a unit is needed
+    ([*RUN[:4], "0.04", *RUN[5:], "--flows", "cubic:1"], "rtt"),
+    ([*FLUID, "--ccas", "cubic:1", "--rtt", "40ms", "--duration", "2", "--warmup", "5"],
+     "warmup"),
+    ([*RUN, "--flows", "cubic:100000000"], "flows"),
+    ([*RUN, "--flows", "cubic:1", "--out", "/proc/version"], "out"),
+])
+def test_bad_input_is_refused_before_any_work(args, name, capsys):
+    """Counts are checked before anything is expanded, the warm-up and the output path
+    before the simulation or the measurement: a one-line error, quickly."""
+    import time
+
+    start = time.perf_counter()
+    code, _, err = run(args, capsys)
+    assert code == 2 and f"'{name}'" in err and len(err.strip().splitlines()) == 1, err
+    assert time.perf_counter() - start < 5
+
+
+def test_an_rtt_with_an_exponent_is_one_rtt(capsys):
+    code, out, err = run([*FLUID, "--ccas", "cubic:1", "--rtt", "4e-2s", "--duration", "1",
+                          "--warmup", "0.5", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["rtt_s"] == [0.04, 0.04]
+
+
+def test_share_reports_the_ware_baseline_unavailable_instead_of_failing(capsys):
+    """A documented-valid buffer where Ware et al.'s formula leaves [0, 1]: the closed form
+    still answers, and the baseline says it has no prediction (and why)."""
+    code, out, _ = run(["model", "share", "--buffer-bdp", "500", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["ware_bbr_share"] is None and "no prediction" in data["ware_note"]
+    assert 0 < data["bbr_share_sync"] < 1
+    code, out, _ = run(["model", "share", "--buffer-bdp", "5", "--json"], capsys)
+    assert code == 0 and 0 < json.loads(out)["ware_bbr_share"] < 1
+
+
+
+@pytest.mark.parametrize(("args", "name"), [
+    (["campaign", "status", "data/campaigns/two_flow.yaml", "--data", "/nonexistent"], "data"),
+    (["campaign", "run", "data/campaigns/two_flow.yaml", "--scheduler", "not an address"],
+     "scheduler"),
+])
+def test_campaign_inputs_checked_before_anything_runs(args, name, capsys, monkeypatch):
+    from coexist.testbed import campaign, topology
+
+    monkeypatch.setattr(topology, "clean", lambda *a, **k: pytest.fail("cleaned first"))
+    monkeypatch.setattr(campaign, "run", lambda *a, **k: pytest.fail("ran"))
+    code, _, err = run(args, capsys)
+    assert code == 2 and f"'{name}'" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_data_error_is_one_line_not_a_traceback(capsys, monkeypatch, tmp_path):
+    """A corrupt stored table met by a command: its file and reason in one line, exit 1."""
+    from coexist import data
+
+    bad = tmp_path / "two_flow.csv"
+    bad.write_bytes(b"\x1f\x8b broken")
+    monkeypatch.setattr(cli, "_claims", lambda args: data.load_table(bad, "campaign"))
+    code, _, err = run(["claims"], capsys)
+    assert code == 1 and "two_flow.csv" in err and len(err.strip().splitlines()) == 1, err

@@ -411,3 +411,70 @@ def test_coverage_text_names_each_campaign_with_its_counts():
     text = measured.coverage_text(("equilibrium", "mix_sweep"))
     (d1, p1), (d2, p2) = measured.coverage("equilibrium"), measured.coverage("mix_sweep")
     assert text == f"equilibrium {d1}/{p1}, mix sweep {d2}/{p2}"
+
+
+@pytest.mark.parametrize(("edit", "match"), [
+    (lambda s: {**s, "valid": "false"}, r"field 'valid' = 'false' is not bool"),
+    (lambda s: {k: v for k, v in s.items() if k != "gates"}, r"field 'gates' = None"),
+    (lambda s: {**s, "wall_s": True}, r"field 'wall_s' = True is not int or float"),
+    (lambda s: {**s, "gates": [{"name": "x", "passed": "yes"}]}, r"gates\[0\]"),
+    (lambda s: {**s, "gates": [{"name": "x", "passed": False}], "valid": True},
+     "a gate failed"),
+])
+def test_a_bad_summary_is_refused_naming_the_field(tmp_path, edit, match):
+    good = data.read_summary(next((data.DATA / "runs" / "two_flow").glob("*/summary.json")))
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps(edit(good)))
+    with pytest.raises(data.DataError, match=match):
+        data.read_summary(path)
+
+
+def test_a_truncated_summary_is_refused(tmp_path):
+    src = next((data.DATA / "runs" / "two_flow").glob("*/summary.json")).read_text()
+    path = tmp_path / "summary.json"
+    path.write_text(src[: len(src) // 2])
+    with pytest.raises(data.DataError, match="not a readable JSON summary"):
+        data.read_summary(path)
+
+
+
+def test_a_repeated_row_is_refused_not_summed(tmp_path):
+    good = ("flow,cca,rtt_s,group,start_offset_s,goodput_bps,bytes_received,retransmits,"
+            "iperf3_congestion,share\n0,cubic,0.02,0,0,9e6,1,3,cubic,0.5\n")
+    path = tmp_path / "flows.csv"
+    path.write_text(good + "0,cubic,0.02,0,0,9e6,1,3,cubic,0.5\n")
+    with pytest.raises(data.DataError, match=r"flows.csv:3: the same row as line 2"):
+        data.load_table(path, "flows")
+
+
+def test_verify_refuses_a_resource_outside_the_data_directory(tmp_path):
+    (tmp_path / "datapackage.json").write_text(json.dumps({"resources": [
+        {"name": "x", "path": "/etc/hostname", "sha256": "0"},
+        {"name": "y", "path": "../outside.csv", "sha256": "0"}]}))
+    problems = data.verify(tmp_path)
+    assert sum("must be relative and inside" in p for p in problems) == 2
+
+
+def test_runs_keep_the_goodput_of_every_algorithm():
+    table = measured.campaign_table("fluid_validation")
+    per_run = measured.runs(table)
+    assert "reno_bps" in per_run and per_run["reno_bps"].sum() > 0
+    total = table.groupby("key")["goodput_bps"].sum()
+    ccas = [f"{c}_bps" for c in sorted(set(table["cca"]))]
+    kept = per_run.set_index("key")[ccas].sum(axis=1)
+    assert np.allclose(kept.loc[total.index], total)
+
+
+def test_a_truncated_or_corrupt_table_is_a_data_error(tmp_path):
+    import gzip
+
+    src = next((data.DATA / "runs" / "two_flow").glob("*/queue.csv.gz")).read_bytes()
+    cut = tmp_path / "queue.csv.gz"
+    cut.write_bytes(src[: len(src) // 2])
+    with pytest.raises(data.DataError, match="queue.csv.gz: unreadable"):
+        data.load_table(cut, "queue")
+    bad = tmp_path / "flows.csv"
+    bad.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(data.DataError, match="flows.csv: unreadable"):
+        data.load_table(bad, "flows")
+    assert gzip.decompress(src)  # the original is whole

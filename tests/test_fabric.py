@@ -114,3 +114,26 @@ def test_bundled_copy_is_read_by_default_with_its_licence_and_its_two_stray_comm
     assert all("slice_9/bbr_results.csv" in p.source for p in problems)
     ne = fabric.equilibria(table)
     assert ne.bbr_flows.notna().all() and len(ne) >= 84  # one or more per setting and buffer
+
+
+@pytest.mark.parametrize(("doc", "match"), [
+    ('{"capacity_mbps": "50", "rtt_ms": 5, "source": "x"}', "capacity_mbps"),
+    ('{"capacity_mbps": 50, "rtt_ms": -5, "source": "x"}', "rtt_ms"),
+    ('{"capacity_mbps": 50, "rtt_ms": 5}', "source"),
+    ('{"capacity_mbps": 50, "rtt', "not a readable JSON"),
+])
+def test_a_bad_setting_file_is_refused_naming_the_field(tmp_path, doc, match):
+    from coexist.data import DataError
+
+    path = tmp_path / "setting.json"
+    path.write_text(doc)
+    with pytest.raises(DataError, match=match):
+        fabric.read_setting(path)
+
+
+def test_a_repeated_row_is_reported_and_kept():
+    text = "N_bdp,flow,trial,bits_per_second\n2,1,1,5e6\n2,1,1,5e6\n2,1,2,4e6\n"
+    table, problems = fabric.parse_csv(text, "x.csv")
+    assert len(table) == 3
+    assert [(p.line, p.reason, p.kept) for p in problems] == [(3, "the same row as line 2",
+                                                               True)]

@@ -70,3 +70,11 @@ def test_fluid_version_names_follow_both_switches():
     assert len(set(figures.FLUID_VERSIONS.values())) == 4
     # the versions drawn beside measurements keep one colour across figures
     assert all(figures.FLUID_VERSIONS[v] in figures.PALETTE for v in figures.FLUID_SHOWN)
+
+
+def test_provenance_names_notebook_checked_files_and_the_runs_used():
+    line = figures.provenance("M-F1")
+    assert "notebooks/fig_m_f1.ipynb" in line and "M-F1.csv" in line
+    assert "M-F1.claims.csv" in line and "two_flow (" in line and "runs)" in line
+    assert "none (models only)" in figures.provenance("M-F9")
+

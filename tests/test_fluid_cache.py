@@ -92,3 +92,13 @@ def test_a_result_being_computed_elsewhere_is_waited_for(memo_dir):
     results.append(cache.memo("k", {"a": 1}, slow))  # waits for the first thread's result
     first.join()
     assert results == [{"value": 1}, {"value": 1}] and len(calls) == 1
+
+
+def test_a_memo_path_that_is_a_file_is_refused(tmp_path, monkeypatch):
+    from coexist.params import ParameterError
+
+    f = tmp_path / "file"
+    f.write_text("x")
+    monkeypatch.setenv(cache.ENV, str(f))
+    with pytest.raises(ParameterError, match="COEXIST_FLUID_CACHE"):
+        cache.directory()

@@ -76,3 +76,12 @@ def test_check_array_reports_first_offender():
         check_array("x", "abc")
     with pytest.raises(ParameterError, match="'n' = 1.5"):
         check_array("n", [1, 1.5], integer=True)
+
+
+@pytest.mark.parametrize("text", ["1_0", "１０", "1_000.5"])
+def test_numbers_with_underscores_or_other_digits_are_refused(text):
+    """Python's int() and float() read "1_0" as 10 and full-width digits as digits; a
+    parameter does not."""
+    for kind in (int, float):
+        with pytest.raises(ParameterError, match="not parseable"):
+            Param("x", kind, None).parse(text)

@@ -41,9 +41,8 @@ def _strip(text: str) -> str:
     # caption says where it is quoted from); any other directive's text is prose
     text = re.sub(r"^(```|~~~)(\w*|\{(?:code-cell|math|glue)\}.*|\{table\} Quoted from .*)\n"
                   r".*?^\1\s*$", " ", text, flags=re.S | re.M)
-    start, end = text.find(claims.README_START), text.find(claims.README_END)
-    if 0 <= start < end:  # the README's findings: claims, generated and checked as such
-        text = text[:start] + text[end:]
+    if claims.README_START in text:  # the README's findings: claims, checked as such
+        text = claims.with_readme_block(text, "")
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
     text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
     text = re.sub(r"\$[^$\n]+\$", " ", text)

@@ -1,4 +1,3 @@
-import json
 import os
 import shutil
 from pathlib import Path
@@ -8,6 +7,8 @@ import pytest
 
 from coexist import ledger, runner
 from coexist.params import ParameterError
+
+from .conftest import built_tables
 
 
 def test_overrides_are_parsed_per_figure():
@@ -94,18 +95,8 @@ def test_parameter_override_changes_figure(tmp_path):
     assert table.n_bbr.max() == 20
 
 
-def _built(tmp_path: Path, bundled_only: bool = True) -> Path:
-    """A tables directory as `coexist book` leaves it, filled from the committed tables."""
-    from coexist import book
-
-    out = tmp_path / "figures"
-    shutil.copytree(ledger.EXPECTED, out)
-    (out / book.MANIFEST).write_text(json.dumps({"bundled_only": bundled_only}))
-    return out
-
-
 def test_check_built_compares_every_figure_and_names_what_differs(tmp_path):
-    out = _built(tmp_path)
+    out = built_tables(tmp_path)
     assert {r.id for r in runner.check_built(out)} == {e.id for e in ledger.FIGURES}
     table = pd.read_csv(out / "M-F6.csv")
     table.loc[0, "mbps"] *= 1.01
@@ -119,7 +110,7 @@ def test_check_built_compares_every_figure_and_names_what_differs(tmp_path):
 
 def test_check_built_refuses_a_book_built_with_external_data(tmp_path):
     with pytest.raises(runner.CheckFailed, match="--bundled-only"):
-        runner.check_built(_built(tmp_path, bundled_only=False))
+        runner.check_built(built_tables(tmp_path, bundled_only=False))
     (tmp_path / "figures" / "build.json").unlink()
     with pytest.raises(runner.CheckFailed, match="not written by `coexist book`"):
         runner.check_built(tmp_path / "figures")

@@ -129,11 +129,18 @@ def _share(args: argparse.Namespace) -> int:
                              synchronised=True)
     desync = mishra.multi_flow(args.buffer_bdp, nc, nb, capacity_bps=args.capacity,
                                synchronised=False)
-    ware_share = (
-        float(ware.bbr_share(args.buffer_bdp, capacity_bps=args.capacity, rtt_s=args.rtt,
-                             n_bbr=nb, duration_s=args.duration))
-        if nb > 0 else 0.0
-    )
+    # Ware et al.'s formula leaves [0, 1] for some inputs (its ProbeRTT time can exceed the
+    # run, its 4N/q term can pass 1): then it has no answer, which is reported, not an error
+    ware_share: float | None = 0.0
+    ware_note = ""
+    if nb > 0:
+        ware_share = float(ware.bbr_share(args.buffer_bdp, capacity_bps=args.capacity,
+                                          rtt_s=args.rtt, n_bbr=nb, duration_s=args.duration,
+                                          outside="nan"))
+        if ware_share != ware_share:
+            ware_share = None
+            ware_note = ("outside [0, 1] for these inputs (its ProbeRTT time or 4N/q term "
+                         "is too large): no prediction")
     out = {
         "buffer_bdp": args.buffer_bdp,
         "cubic_flows": nc,
@@ -143,6 +150,7 @@ def _share(args: argparse.Namespace) -> int:
         "bbr_share_sync": float(sync.bbr_share),
         "bbr_share_desync": float(desync.bbr_share),
         "ware_bbr_share": ware_share,
+        "ware_note": ware_note or None,
         "bbr_per_flow_bps_sync": _finite(sync.bbr_per_flow_bps),
         "bbr_per_flow_bps_desync": _finite(desync.bbr_per_flow_bps),
         "cubic_per_flow_bps_sync": _finite(sync.cubic_per_flow_bps),
@@ -155,7 +163,8 @@ def _share(args: argparse.Namespace) -> int:
         print(f"  BBR aggregate share, CUBIC synchronised   (eq. 21): {out['bbr_share_sync']:.4f}")
         print(f"  BBR aggregate share, CUBIC de-synchronised (eq. 22): "
               f"{out['bbr_share_desync']:.4f}")
-        print(f"  BBR aggregate share, Ware et al.          (eq. 2):  {ware_share:.4f}")
+        ware_text = ware_note if ware_share is None else f"{ware_share:.4f}"
+        print(f"  BBR aggregate share, Ware et al.          (eq. 2):  {ware_text}")
     return 0
 
 
@@ -205,6 +214,8 @@ def _run(args: argparse.Namespace) -> int:
     exp = spec.experiment(capacity=args.capacity, rtt=args.rtt, buffer_bdp=args.buffer_bdp,
                           flows=args.flows, duration=args.duration, warmup=args.warmup,
                           interval=args.interval, sample=args.sample, delay=args.delay)
+    if args.out:  # a measurement must not be lost to a bad path after it is made
+        _check_out_dir(Path(args.out))
     th = gates.Thresholds(utilisation_min=args.min_utilisation)
     result = experiment.run(exp, progress=not args.quiet and not args.json, th=th,
                             stop_early=not args.run_to_end)
@@ -215,6 +226,15 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(format_run(result.summary))
     return 0 if result.valid else 3
+
+
+def _check_out_dir(out: Path) -> None:
+    """Refuse an output directory the run could not be written to, before the run."""
+    if out.exists() and not out.is_dir():
+        raise invalid("out", str(out), "a directory (or a path to create), not a file")
+    parent = next((p for p in (out, *out.parents) if p.exists()), None)
+    if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise invalid("out", str(out), "a directory this user can create or write into")
 
 
 def format_run(s: dict) -> str:
@@ -258,6 +278,10 @@ def _campaign(args: argparse.Namespace) -> int:
     from .testbed import campaign
 
     data_dir = Path(args.data) if args.data else data.DATA
+    if not data_dir.is_dir():  # else every run would look missing: "0/80 done"
+        raise invalid("data", str(data_dir), "an existing data directory")
+    if getattr(args, "scheduler", None):
+        _check_scheduler(args.scheduler)  # before the testbed is cleaned or anything runs
     if args.what == "status":
         return _campaign_status(args, data_dir)
     c = campaign.load(Path(args.file))
@@ -274,6 +298,15 @@ def _campaign(args: argparse.Namespace) -> int:
                           steal_max_wait_s=wait, again=args.again)
     print(campaign.format_status(c, st))
     return 3 if st.failed else 0
+
+
+def _check_scheduler(address: str) -> None:
+    """A Dask scheduler address: ``[tcp|tls|inproc|ucx]://HOST:PORT`` or ``HOST:PORT``."""
+    import re
+
+    if not re.fullmatch(r"(?:(?:tcp|tls|ucx|inproc)://)?[\w.\-\[\]:]+:\d{1,5}", address):
+        raise invalid("scheduler", address, "a Dask scheduler address such as "
+                      "tcp://10.0.0.1:8786 or 10.0.0.1:8786")
 
 
 def _campaign_status(args: argparse.Namespace, data_dir: Path) -> int:
@@ -302,15 +335,33 @@ def _fluid_flows(text: str) -> list[str]:
     from .fluid.solve import CCAS
 
     valid = f"comma-separated CCA[:COUNT] with CCA in {', '.join(CCAS)}, 1..100 flows"
-    out: list[str] = []
+    parts: list[tuple[str, int]] = []
     for part in text.split(","):
         name, _, count = part.strip().partition(":")
-        if name not in CCAS or (count and not count.isdigit()):
+        if name not in CCAS or (count and not (count.isascii() and count.isdigit())):
             raise invalid("ccas", text, valid)
-        out += [name] * (int(count) if count else 1)
-    if not 1 <= len(out) <= 100:
+        parts.append((name, int(count) if count else 1))
+    if not 1 <= sum(n for _, n in parts) <= 100:  # counted before any list is built
         raise invalid("ccas", text, valid)
-    return out
+    return [name for name, n in parts for _ in range(n)]
+
+
+def _rtt_range(text: str) -> tuple[float, float]:
+    """``40ms`` or ``30ms-40ms`` -> (low, high) in seconds. The range's dash is the one not
+    inside a number's exponent (``1e-2`` is one RTT); both ends are required."""
+    import re
+
+    from .testbed import spec
+
+    ends = re.split(r"(?<![eE])-", text.strip())
+    valid = "one RTT or a range LOW-HIGH with LOW <= HIGH, each such as 40ms"
+    if len(ends) > 2 or not all(e.strip() for e in ends):
+        raise invalid("rtt", text, valid)
+    lo = spec.parse_time(ends[0], "rtt", 1e-4, 10.0, unit_required=True)
+    hi = spec.parse_time(ends[-1], "rtt", 1e-4, 10.0, unit_required=True)
+    if hi < lo:
+        raise invalid("rtt", text, valid)
+    return lo, hi
 
 
 def _fluid(args: argparse.Namespace) -> int:
@@ -319,11 +370,9 @@ def _fluid(args: argparse.Namespace) -> int:
 
     ccas = _fluid_flows(args.ccas)
     capacity = spec.parse_rate(args.capacity)
-    lo, _, hi = args.rtt.partition("-")
-    rtt_lo = spec.parse_time(lo, "rtt", 1e-4, 10.0)
-    rtt_hi = spec.parse_time(hi, "rtt", 1e-4, 10.0) if hi else rtt_lo
-    if rtt_hi < rtt_lo:
-        raise invalid("rtt", args.rtt, "one RTT or a range LOW-HIGH with LOW <= HIGH")
+    rtt_lo, rtt_hi = _rtt_range(args.rtt)
+    if not 0 <= args.warmup < args.duration:  # before the simulation, not after it
+        raise invalid("warmup", args.warmup, f"0 <= warm-up < duration ({args.duration:g} s)")
     rtts = list(np.linspace(rtt_lo, rtt_hi, len(ccas)))
     pps = capacity / (8 * solve.PACKET_BYTES)
     # sample at least once per virtual packet interval N/C, for the jitter metric
@@ -549,6 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .data import DataError
     from .mishra import ModelDomainWarning
     from .runner import CheckFailed
     from .testbed.experiment import Interrupted
@@ -566,6 +616,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         except TestbedError as exc:
             print(f"coexist: testbed: {exc}", file=sys.stderr)
+            return 1
+        except DataError as exc:
+            print(f"coexist: data: {exc}", file=sys.stderr)
             return 1
         except BrokenPipeError:
             # the reader of our output went away (`coexist ... | head`): stop quietly, and

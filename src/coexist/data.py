@@ -39,6 +39,43 @@ class DataError(ValueError):
     """A data file does not match its schema, or its hash does not match the datapackage."""
 
 
+#: the fields every stored run's summary.json has, with their JSON types (the rest of the
+#: record is optional: it grew as the harness did)
+SUMMARY_FIELDS: dict[str, tuple[type, ...]] = {
+    "run_id": (str,), "params": (dict,), "flows": (list,), "gates": (list,),
+    "valid": (bool,), "invalid_reasons": (list,), "provenance": (dict,),
+    "wall_s": (int, float),
+}
+
+
+def read_summary(path: Path) -> dict:
+    """A run's ``summary.json``, checked: readable JSON, every field of
+    :data:`SUMMARY_FIELDS` present with its type (``"valid": "false"`` is not a boolean),
+    and every gate a mapping with a text ``name`` and a boolean ``passed``. Anything else
+    raises :class:`DataError` naming the file and the field."""
+    path = Path(path)
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: not a readable JSON summary ({exc})") from None
+    if not isinstance(summary, dict):
+        raise DataError(f"{path}: a summary is a JSON object, not {type(summary).__name__}")
+    for name, kinds in SUMMARY_FIELDS.items():
+        value = summary.get(name)
+        if name not in summary or not isinstance(value, kinds) or (
+                isinstance(value, bool) and bool not in kinds):
+            raise DataError(f"{path}: field {name!r} = {value!r} is not "
+                            f"{' or '.join(k.__name__ for k in kinds)}")
+    for i, gate in enumerate(summary["gates"]):
+        if not (isinstance(gate, dict) and isinstance(gate.get("name"), str)
+                and isinstance(gate.get("passed"), bool)):
+            raise DataError(f"{path}: gates[{i}] = {gate!r} needs a text 'name' and a boolean "
+                            "'passed'")
+    if summary["valid"] and not all(g["passed"] for g in summary["gates"]):
+        raise DataError(f"{path}: 'valid' is true but a gate failed")
+    return summary
+
+
 @dataclass(frozen=True)
 class Field:
     name: str
@@ -176,23 +213,53 @@ def _convert(field: Field, text: str, where: str):
     return value
 
 
+#: the campaigns whose data this process has read (``*``: every stored run); a figure
+#: checks them against the campaigns its ledger entry declares (:func:`coexist.figures.save`)
+CAMPAIGNS_READ: set[str] = set()
+
+
+def note_read(campaign: str) -> None:
+    """Record that this process read data of ``campaign`` (``*``: of every campaign)."""
+    CAMPAIGNS_READ.add(campaign)
+
+
+def _note_path(path: Path, schema: str) -> None:
+    try:
+        parts = Path(path).resolve().relative_to(DATA.resolve()).parts
+    except ValueError:
+        return  # outside the bundled data
+    if len(parts) > 2 and parts[0] == "runs":
+        note_read(parts[1])
+    elif len(parts) == 1 and schema == "campaign":
+        note_read(Path(parts[0]).name.split(".")[0])
+
+
 def load_table(path: Path, schema: str) -> pd.DataFrame:
-    """Read a CSV (optionally .gz) and check every row against ``SCHEMAS[schema]``."""
+    """Read a CSV (optionally .gz) and check every row against ``SCHEMAS[schema]``; a row
+    repeated exactly (which every sum would count twice) is refused."""
+    _note_path(path, schema)
     fields = SCHEMAS[schema]
     names = [f.name for f in fields]
     rows = []
-    with _open_text(Path(path)) as fh:
-        reader = csv.reader(fh)
-        header = next(reader, None)
-        if header != names:
-            raise DataError(f"{path}:1: header {header} does not match the {schema!r} schema "
-                            f"{names}")
-        for line, row in enumerate(reader, start=2):
-            where = f"{path}:{line}"
-            if len(row) != len(fields):
-                raise DataError(f"{where}: {len(row)} fields, expected {len(fields)} "
-                                f"({', '.join(names)})")
-            rows.append([_convert(f, v, where) for f, v in zip(fields, row, strict=True)])
+    seen: dict[tuple[str, ...], int] = {}
+    try:
+        with _open_text(Path(path)) as fh:
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            if header != names:
+                raise DataError(f"{path}:1: header {header} does not match the {schema!r} schema "
+                                f"{names}")
+            for line, row in enumerate(reader, start=2):
+                where = f"{path}:{line}"
+                if len(row) != len(fields):
+                    raise DataError(f"{where}: {len(row)} fields, expected {len(fields)} "
+                                    f"({', '.join(names)})")
+                if tuple(row) in seen:  # a repeated line would count twice in every sum
+                    raise DataError(f"{where}: the same row as line {seen[tuple(row)]}")
+                seen[tuple(row)] = line
+                rows.append([_convert(f, v, where) for f, v in zip(fields, row, strict=True)])
+    except (OSError, EOFError, UnicodeDecodeError, csv.Error) as exc:  # gzip's errors too
+        raise DataError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
     df = pd.DataFrame(rows, columns=names)
     for f in fields:
         if f.type == "integer" and not f.nullable:
@@ -245,7 +312,7 @@ def build_datapackage(data_dir: Path = DATA) -> dict:
                       p.name.startswith((".", "_"))) if run_root.exists() else []
         invalid = sorted((run_root / "_invalid").iterdir()) \
             if (run_root / "_invalid").exists() else []
-        summaries = [json.loads((r / "summary.json").read_text()) for r in runs]
+        summaries = [read_summary(r / "summary.json") for r in runs]
         provs = [s["provenance"] for s in summaries]
         provenance = {
             "produced_by": f"coexist campaign run data/campaigns/{spec_file.name}",
@@ -360,7 +427,11 @@ def verify(data_dir: Path = DATA) -> list[str]:
         for rel, digest in hashes.items():
             described.add(rel)
             p = data_dir / rel
-            if not p.exists():
+            inside = p.resolve().is_relative_to(data_dir.resolve())
+            if Path(rel).is_absolute() or ".." in Path(rel).parts or not inside:
+                problems.append(f"{rel}: a resource path must be relative and inside "
+                                f"{data_dir}")
+            elif not p.exists():
                 problems.append(f"{rel}: listed in datapackage.json but missing")
             elif sha256(p) != digest:
                 problems.append(f"{rel}: sha256 differs from datapackage.json")
@@ -416,11 +487,12 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     existed), delay_cpu_us_per_packet
     (:func:`delay_cpu_us_per_packet`), wall_s, time_utc.
     """
+    note_read("*")
     rows = []
     runs = Path(data_dir) / "runs"
     for summary in sorted(runs.glob("*/*/summary.json")) + \
             sorted(runs.glob("*/_invalid/*/summary.json")):
-        s = json.loads(summary.read_text())
+        s = read_summary(summary)
         camp = summary.relative_to(runs).parts[0]
         gates = {g["name"]: g for g in s["gates"]}
         dl = s.get("delay_line") or {}

@@ -89,9 +89,14 @@ def parse_csv(text: str, source: str) -> tuple[pd.DataFrame, list[Problem]]:
     if head != HEADER:
         raise ValueError(f"{source}:1: header {lines[0]!r}; expected {','.join(HEADER)}")
     rows = []
+    seen: dict[str, int] = {}
     for i, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
+        if line.strip() in seen:  # kept (two streams can carry the same rate) but reported
+            problems.append(Problem(source, i, line, f"the same row as line "
+                                    f"{seen[line.strip()]}", True))
+        seen.setdefault(line.strip(), i)
         fields = line.strip().split(",")
         if len(fields) == 5 and fields[4] == "":
             problems.append(Problem(source, i, line, "stray trailing comma", True))
@@ -159,6 +164,28 @@ def fetch(dest: Path | None = None, timeout: float = 10.0, progress: bool = True
     return dest
 
 
+def read_setting(path: Path) -> dict:
+    """A slice's ``setting.json``: capacity (Mbit/s) and RTT (ms) as positive finite numbers
+    and the text naming their source; anything else raises :class:`coexist.data.DataError`
+    naming the file and the field."""
+    from .data import DataError
+
+    try:
+        setting = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: not a readable JSON setting ({exc})") from None
+    if not isinstance(setting, dict):
+        raise DataError(f"{path}: a setting is a JSON object")
+    for name in ("capacity_mbps", "rtt_ms"):
+        value = setting.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                math.isfinite(value) and value > 0):
+            raise DataError(f"{path}: field {name!r} = {value!r} is not a positive number")
+    if not isinstance(setting.get("source"), str):
+        raise DataError(f"{path}: field 'source' = {setting.get('source')!r} is not a text")
+    return setting
+
+
 def load(root: Path | None = None) -> tuple[pd.DataFrame, list[Problem]]:
     """Per-flow throughput of every (setting, buffer, mix, trial) in the slices under
     ``root`` (default: the bundled copy, :data:`BUNDLED`), and every malformed row found.
@@ -170,7 +197,7 @@ def load(root: Path | None = None) -> tuple[pd.DataFrame, list[Problem]]:
         raise FileNotFoundError(f"no FABRIC slice under {root}; run coexist.fabric.fetch()")
     parts, problems = [], []
     for d in slices:
-        setting = json.loads((d / "setting.json").read_text())
+        setting = read_setting(d / "setting.json")
         per_algo = {}
         for algo in ALGORITHMS:
             f = d / f"{algo}_results.csv"

@@ -144,17 +144,37 @@ def _check_grid(row: dict, column: dict, rows: list[dict] | None) -> None:
                           "grid with alt.vconcat/alt.hconcat")
 
 
+def check_campaigns(figure_id: str) -> None:
+    """Refuse a figure that has read measurements of a campaign its ledger entry does not
+    declare (:attr:`coexist.ledger.Entry.campaigns`), so the book's index of figures says
+    truly what each one rests on. An id outside the ledger is not checked."""
+    from . import data, ledger
+
+    if figure_id not in ledger.BY_ID:
+        return
+    declared = set(ledger.BY_ID[figure_id].campaigns)
+    if "*" in declared:
+        return
+    undeclared = sorted(data.CAMPAIGNS_READ - declared)
+    if undeclared:
+        raise FigureError(f"{figure_id} read the campaigns {undeclared} that its ledger "
+                          f"entry does not declare ({sorted(declared) or 'none'}): add them "
+                          "to coexist.ledger.CAMPAIGNS")
+
+
 def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir: str) -> None:
     """Write ``<figure_id>.svg`` and the plotted tidy ``<figure_id>.csv`` into ``out_dir``.
 
     An empty ``out_dir`` (a page of the book) writes into the directory ``coexist book``
     keeps for its figures, and nothing outside such a build: the chart is shown inline only.
-    Either way the chart is checked first (:func:`check_facet_grid`).
+    Either way the chart is checked first (:func:`check_facet_grid`), and so are the
+    campaigns the notebook has read (:func:`check_campaigns`).
     """
     from .book import tables_dir
 
     spec = chart.to_dict()
     check_facet_grid(spec)
+    check_campaigns(figure_id)
     if not out_dir:
         book_tables = tables_dir()
         if book_tables is None:
@@ -167,6 +187,34 @@ def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir:
     svg = vlc.vegalite_to_svg(spec)
     (out / f"{figure_id}.svg").write_text(svg, encoding="utf-8")
     _stable(table).to_csv(out / f"{figure_id}.csv", index=False, lineterminator="\n")
+
+
+def provenance(figure_id: str) -> str:
+    """The line under a figure: the notebook that draws it, the committed table (and claims)
+    the figure check compares, and the campaigns it reads with the runs stored of each."""
+    from . import claims, ledger, measured, paths
+
+    e = ledger.entry(figure_id)
+    checked = f"`notebooks/expected/{e.id}.csv`"
+    if (paths.EXPECTED / f"{e.id}{claims.SUFFIX}").exists():
+        checked += f" and `{e.id}{claims.SUFFIX}`"
+    names = (sorted(p.stem for p in (paths.DATA / "campaigns").glob("*.yaml"))
+             if "*" in e.campaigns else list(e.campaigns))
+    used = []
+    for name in names:
+        done, planned = measured.coverage(name)
+        used.append(f"{name} ({done} of {planned} runs)")
+    data = "; data: " + ", ".join(used) if used else "; data: none (models only)"
+    return (f"*Provenance:* {e.id} is drawn by `notebooks/{e.notebook}`; CI compares "
+            f"{checked}{data}.")
+
+
+def show(chart, figure_id: str) -> None:
+    """Show a figure (a chart, or HTML) and its provenance line under it."""
+    from IPython.display import Markdown, display
+
+    display(chart)
+    display(Markdown(provenance(figure_id)))
 
 
 #: where the book serves Vega, Vega-Lite and vega-embed (written by coexist.sphinxext)

@@ -32,6 +32,12 @@ class Entry:
     def path(self) -> Path:
         return NOTEBOOKS / self.notebook
 
+    @property
+    def campaigns(self) -> tuple[str, ...]:
+        """The campaigns whose bundled runs the notebook reads (``*``: every campaign's);
+        :func:`coexist.figures.save` refuses a figure that read others."""
+        return CAMPAIGNS.get(self.id, ())
+
 
 OUT_DIR = Param("out_dir", str, "", help="where to write <id>.svg and <id>.csv; empty: nowhere")
 
@@ -365,7 +371,22 @@ ENTRIES: tuple[Entry, ...] = (
                    help="key of a stored valid run of that campaign"))),
     Entry("T-F3", "testbed_concurrency.ipynb", "figure",
           "One configuration under deliberate background load (measured)", _spec()),
+    Entry("Index", "book_index.ipynb", "index",
+          "Index of figures and equations, from the ledger and the docstrings", _spec()),
 )
+
+_MIX = ("equilibrium", "mix_sweep")
+_VALIDATION = ("fluid_validation",)
+#: what each figure reads of the bundled measurements (figures not listed read none)
+CAMPAIGNS: dict[str, tuple[str, ...]] = {
+    "M-F1": ("two_flow",), "M-F3": ("two_flow", "cubic_alone"), "M-F4": ("multi_flow",),
+    "M-F5": _MIX, "M-F7": _MIX, "M-F8": _MIX, "F-Exp2": _MIX, "M-F11": (*_MIX, "two_flow"),
+    "M-F10": ("mixed_rtt",), "F-NE": _MIX, "M-F12": ("two_flow", "deep_buffer"),
+    "S-F1": _VALIDATION, "S-F4-5-11-12": _VALIDATION, "S-F6-10": _VALIDATION,
+    "S-F13-17": _VALIDATION, "S-Options": ("two_flow", "cubic_alone", *_VALIDATION),
+    "S-Insights": _VALIDATION, "P-F1-2": ("fluctuation",), "WhatIf": ("*",), "T-F1": ("*",),
+    "T-F2": ("two_flow",), "T-F3": ("*",),
+}
 
 BY_ID = {e.id: e for e in ENTRIES}
 FIGURES = tuple(e for e in ENTRIES if e.kind == "figure")

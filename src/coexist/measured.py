@@ -24,6 +24,7 @@ def coverage(name: str, data_dir: Path = data.DATA) -> tuple[int, int]:
     """(valid runs stored, runs planned) for a campaign."""
     from .testbed import campaign
 
+    data.note_read(name)
     c = campaign.load(Path(data_dir) / "campaigns" / f"{name}.yaml")
     st = campaign.status(c, data_dir)
     return len(st.done), st.planned
@@ -37,18 +38,22 @@ def coverage_text(names: tuple[str, ...], data_dir: Path = data.DATA) -> str:
 
 
 def runs(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per run: setting, repeat, BBR share and BBR/CUBIC goodput (bit/s)."""
+    """One row per run: setting, repeat, BBR share and BBR/CUBIC goodput (bit/s), plus a
+    ``<cca>_bps`` column for every other algorithm the runs have (so no goodput is left
+    out)."""
     if table.empty:
         return pd.DataFrame(columns=["key", "capacity_bps", "rtt_s", "buffer_bdp", "n_flows",
                                      "n_bbr", "repeat", "bbr_share", "utilisation",
                                      "mean_queue_delay_s", "bbr_bps", "cubic_bps"])
+    others = sorted(set(table["cca"]) - {"bbr", "cubic"})
     per_cca = table.pivot_table(index="key", columns="cca", values="goodput_bps",
-                                aggfunc="sum").reindex(columns=["bbr", "cubic"]).fillna(0.0)
+                                aggfunc="sum").reindex(columns=["bbr", "cubic", *others])
+    per_cca = per_cca.fillna(0.0)
     first = table.drop_duplicates("key").set_index("key")
     out = first[["capacity_bps", "rtt_s", "buffer_bdp", "n_flows", "n_bbr", "repeat",
                  "bbr_share", "utilisation", "mean_queue_delay_s"]].copy()
-    out["bbr_bps"] = per_cca["bbr"]
-    out["cubic_bps"] = per_cca["cubic"]
+    for cca in ("bbr", "cubic", *others):
+        out[f"{cca}_bps"] = per_cca[cca]
     return out.reset_index()
 
 
@@ -474,7 +479,8 @@ def bbr_operating_points(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
     from . import mishra
 
     out = _per_run(name, data_dir, lambda t: t["n_bbr"] > 0,
-                   lambda run, _, w: bbr_operating_point(pd.read_csv(run / "sockets.csv.gz"), w),
+                   lambda run, _, w: bbr_operating_point(
+                       data.load_table(run / data.RUN_FILES["sockets"], "sockets"), w),
                    ["samples", "rtprop_s", "cwnd_segments", "probe_rtt_share",
                     "inflight_over_cwnd"])
     x = out["buffer_bdp"].to_numpy(dtype=float)
@@ -505,8 +511,8 @@ def cubic_bbr_regimes(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
     or without BBR flows: one row per run with its setting (as :func:`runs`). The BDP is
     the capacity times the run's (shortest) base RTT."""
     def read(run: Path, r, warmup_s: float) -> dict[str, float]:
-        return cubic_bbr_regime(pd.read_csv(run / "sockets.csv.gz"),
-                                pd.read_csv(run / "queue.csv.gz"),
+        return cubic_bbr_regime(data.load_table(run / data.RUN_FILES["sockets"], "sockets"),
+                                data.load_table(run / data.RUN_FILES["queue"], "queue"),
                                 r.capacity_bps / 8 * r.rtt_s, warmup_s)
 
     return _per_run(name, data_dir, lambda t: t["n_flows"] > t["n_bbr"],

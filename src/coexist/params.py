@@ -109,6 +109,8 @@ class Param:
                 if low not in {"true", "false", "1", "0", "yes", "no"}:
                     raise ValueError(text)
                 value: Any = low in {"true", "1", "yes"}
+            elif self.kind in (int, float) and ("_" in text or not text.isascii()):
+                raise ValueError(text)  # Python reads "1_0" as 10 and other digits too
             elif self.kind is int:
                 value = int(text)
             elif self.kind is float:

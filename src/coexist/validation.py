@@ -16,7 +16,6 @@ has no measured side.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
@@ -188,7 +187,7 @@ def measured_queue_by_window(pair: str, windows: Sequence[tuple[float, float]], 
     rows = []
     for r in [r for r in _measured_runs(rtt_min_ms, n_flows, data_dir) if r["pair"] == pair]:
         run_dir = Path(data_dir) / "runs" / CAMPAIGN / r["key"]
-        buffer_bytes = json.loads((run_dir / "summary.json").read_text())["params"]["buffer_bytes"]
+        buffer_bytes = data.read_summary(run_dir / "summary.json")["params"]["buffer_bytes"]
         q = data.load_table(run_dir / data.RUN_FILES["queue"], "queue")
         for a, b in windows:
             w = q[(q["t_s"] >= a) & (q["t_s"] < b)]
@@ -249,7 +248,7 @@ def run_metrics(run_dir: Path) -> dict:
     run's summary.
     """
     run_dir = Path(run_dir)
-    summary = json.loads((run_dir / "summary.json").read_text())
+    summary = data.read_summary(run_dir / "summary.json")
     p = summary["params"]
     q = data.load_table(run_dir / data.RUN_FILES["queue"], "queue")
     w = q[(q["t_s"] >= p["warmup_s"]) & (q["t_s"] <= p["duration_s"] - 0.5)]
@@ -439,7 +438,7 @@ def run_trace(run_dir: Path, flow: int = 0) -> pd.DataFrame:
     packets (the fluid model's packet), both from the socket samples.
     """
     run_dir = Path(run_dir)
-    summary = json.loads((run_dir / "summary.json").read_text())
+    summary = data.read_summary(run_dir / "summary.json")
     p = summary["params"]
     flows = summary["flows"]
     if not 0 <= flow < len(flows):

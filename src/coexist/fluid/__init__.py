@@ -12,5 +12,7 @@ seconds.
 
 ``convergence`` runs either reading at several steps; ``metrics`` computes the paper's
 aggregate metrics from a trace; ``equilibria`` searches Nash equilibria of the CUBIC/BBR
-choice; ``stability`` holds the reduced models of §5; ``cache`` memoises runs on disk.
+choice; ``stability`` holds the reduced models of §5; ``cache`` memoises runs on disk;
+``reference`` integrates the printed reading step by step in NumPy, the yardstick of
+``solve``'s compiled kernel.
 """

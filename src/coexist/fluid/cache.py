@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
+from ..params import invalid
 
 PACKAGE = Path(__file__).resolve().parent
 ROOT = paths.ROOT
@@ -45,7 +46,11 @@ def directory() -> Path | None:
     if value.lower() == "off":
         return None
     if value:
-        return Path(value)
+        where = Path(value)
+        if where.exists() and not where.is_dir():
+            raise invalid(ENV, value, "a directory (or a path to create), 'off' to disable "
+                          "the memo")
+        return where
     return paths.BUILD / "fluid-cache" if (ROOT / "_config.yml").exists() else None
 
 

@@ -14,16 +14,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..fairness import jain  # noqa: F401 (re-exported)
 from ..params import ParameterError, invalid
 
 if TYPE_CHECKING:  # the metrics need no solver (and no Numba) to be imported
     from .solve import Trace
-
-
-def jain(rates) -> float:
-    """Jain's index (sum x)^2 / (n sum x^2): 1 when equal, 1/n when one flow takes all."""
-    x = np.asarray(rates, dtype=float)
-    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else np.nan
 
 
 def _after(tr: Trace, warmup_s: float) -> np.ndarray:

@@ -81,6 +81,31 @@ def _fail(path: Path, message: str) -> ParameterError:
     return ParameterError(f"{path}: {message}")
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (PyYAML would keep
+    the last value silently)."""
+
+
+def _mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict:
+    seen: dict = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} given twice (line {seen[key]} and line "
+                f"{key_node.start_mark.line + 1})", key_node.start_mark)
+        seen[key] = key_node.start_mark.line + 1
+    return loader.construct_mapping(node, deep=True)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+
+
+def _integer(value: object) -> bool:
+    """An integer, and not a boolean (YAML's ``true`` is not 1 here)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _expand_flows(entry: object, path: Path) -> list[str]:
     """Flow-mix strings from a literal string or a ``mix``/``groups`` generator."""
     if isinstance(entry, str):
@@ -127,9 +152,10 @@ def load(path: Path) -> Campaign:
     """Parse and check a campaign file; every experiment in it is validated up front."""
     path = Path(path)
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml.load(path.read_text(), Loader=_StrictLoader)  # noqa: S506 (safe loader)
     except (OSError, yaml.YAMLError) as exc:
-        raise _fail(path, f"cannot read campaign: {exc}") from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise _fail(path, f"cannot read campaign: {first}") from None  # one line
     if not isinstance(doc, dict):
         raise _fail(path, "a campaign is a mapping of settings and a grid")
     unknown = set(doc) - TOP_KEYS
@@ -141,18 +167,21 @@ def load(path: Path) -> Campaign:
     repeats = doc.get("repeats", 1)
     max_attempts = doc.get("max_attempts", 3)
     for key, value in (("repeats", repeats), ("max_attempts", max_attempts)):
-        if not isinstance(value, int) or not 1 <= value <= 100:
+        if not _integer(value) or not 1 <= value <= 100:
             raise _fail(path, f"{key} = {value!r}; valid: an integer 1..100")
+    figures = doc.get("figures", [])
+    if not isinstance(figures, list) or not all(isinstance(f, str) for f in figures):
+        raise _fail(path, f"figures = {figures!r}; valid: a list of figure ids")
     grids = doc.get("grid")
     grids = [grids] if isinstance(grids, dict) else grids
-    if not grids or not all(isinstance(g, dict) for g in grids):
+    if not grids or not isinstance(grids, list) or not all(isinstance(g, dict) for g in grids):
         raise _fail(path, "grid must be a mapping (or a list of mappings) of "
                           f"{sorted(GRID_KEYS)} and optional overrides of {sorted(SETTINGS)}")
     points: dict[str, Point] = {}
     for grid in grids:
         earlier = set(points)  # a point an earlier grid lists too is one point, if identical
         grid_repeats = grid.get("repeats", repeats)
-        if not isinstance(grid_repeats, int) or not 1 <= grid_repeats <= 100:
+        if not _integer(grid_repeats) or not 1 <= grid_repeats <= 100:
             raise _fail(path, f"grid repeats = {grid_repeats!r}; valid: an integer 1..100")
         unknown = set(grid) - GRID_KEYS - OPTIONAL_GRID_KEYS - set(SETTINGS)
         missing = GRID_KEYS - set(grid)
@@ -161,6 +190,9 @@ def load(path: Path) -> Campaign:
         settings = {k: grid.get(k, doc.get(k, v)) for k, v in SETTINGS.items()}
         axes = {k: grid[k] if isinstance(grid[k], list) else [grid[k]]
                 for k in GRID_KEYS | ({"load"} & set(grid))}
+        empty = sorted(k for k, v in axes.items() if not v)
+        if empty:  # an empty axis would plan no run at all, silently
+            raise _fail(path, f"grid axis {empty} is empty; valid: one value or more")
         mixes = [m for entry in axes["flows"] for m in _expand_flows(entry, path)]
         loads = axes.get("load", ["none"])
         bad = [x for x in loads if x not in LOAD_KINDS]
@@ -187,7 +219,7 @@ def load(path: Path) -> Campaign:
                     raise _fail(path, f"grid point {key} appears twice"
                                 + (" with different settings" if key in earlier else ""))
                 points[key] = point
-    return Campaign(name, doc.get("title", name), tuple(doc.get("figures", ())),
+    return Campaign(name, doc.get("title", name), tuple(figures),
                     tuple(points.values()), max_attempts, path)
 
 
@@ -266,6 +298,10 @@ def status(c: Campaign, data_dir: Path = data.DATA,
     root = c.run_dir(data_dir)
     done = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
             and (p / "summary.json").exists()} if root.exists() else set()
+    for name in done:  # a stored run counts only with a whole summary that says it is valid
+        if not data.read_summary(root / name / "summary.json")["valid"]:
+            raise data.DataError(f"{root / name / 'summary.json'}: an invalid run stored "
+                                 "among the valid ones (invalid runs belong in _invalid/)")
     attempts: dict[str, int] = {}
     disturbed: dict[str, int] = {}
     lengths: list[float] = []  # share of a full run's wall time each invalid run took
@@ -277,7 +313,7 @@ def status(c: Campaign, data_dir: Path = data.DATA,
                 key = p.name.rsplit(".", 1)[0]
                 attempts[key] = attempts.get(key, 0) + 1
                 summary = p / "summary.json"
-                s = json.loads(summary.read_text()) if summary.exists() else {}
+                s = data.read_summary(summary) if summary.exists() else {}
                 if s and gates.disturbed(s):
                     disturbed[key] = disturbed.get(key, 0) + 1
                 lengths.append(_time_share(s))

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import provenance
-from ..fluid.metrics import jain
+from ..fairness import jain
 from . import delay, gates, measure, steal, topology, wakeups
 from .spec import END_MARGIN_S, MIN_UTILISATION_SPAN_S, WIRE_PACKET_BYTES, Experiment
 from .topology import BOTTLENECK_DEV, BOTTLENECK_HANDLE, RECEIVER_IP, Plan, TestbedError, sh

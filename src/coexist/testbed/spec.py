@@ -33,13 +33,14 @@ _TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6}
 
 
 def _parse_with_unit(text: str | float, name: str, units: dict[str, float], valid: str,
-                     low: float, high: float) -> float:
-    """A number with an optional unit suffix (case-insensitive), in SI, range-checked."""
+                     low: float, high: float, unit_required: bool = False) -> float:
+    """A number with an optional unit suffix (case-insensitive), in SI, range-checked; with
+    ``unit_required`` a text without a unit is refused (a number, not text, is SI)."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         value = float(text)
     else:
         m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-z]*)\s*", str(text).lower())
-        if not m or m.group(2) not in units:
+        if not m or m.group(2) not in units or (unit_required and not m.group(2)):
             raise invalid(name, text, valid)
         try:
             value = float(m.group(1)) * units[m.group(2)]
@@ -57,10 +58,14 @@ def parse_rate(text: str | float, name: str = "capacity") -> float:
     return _parse_with_unit(text, name, _RATE_UNITS, valid, *CAPACITY_RANGE)
 
 
-def parse_time(text: str | float, name: str, low: float, high: float) -> float:
-    """Seconds from ``40ms``, ``0.04s``, ``40000us`` or a plain number of seconds."""
-    valid = f"a time such as 40ms or 0.04 (seconds), between {low:g} s and {high:g} s"
-    return _parse_with_unit(text, name, _TIME_UNITS, valid, low, high)
+def parse_time(text: str | float, name: str, low: float, high: float,
+               unit_required: bool = False) -> float:
+    """Seconds from ``40ms``, ``0.04s``, ``40000us`` or a plain number of seconds; with
+    ``unit_required`` (RTTs, which read naturally in ms) a text needs its unit."""
+    valid = (f"a time with its unit such as 40ms or 0.04s, between {low:g} s and {high:g} s"
+             if unit_required else
+             f"a time such as 40ms or 0.04 (seconds), between {low:g} s and {high:g} s")
+    return _parse_with_unit(text, name, _TIME_UNITS, valid, low, high, unit_required)
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,9 @@ def parse_flows(text: str, default_rtt_s: float) -> tuple[Flow, ...]:
         if not m or m.group(1) not in KNOWN_CCAS:
             raise invalid("flows", text, valid)
         rtt = (default_rtt_s if m.group(3) is None
-               else parse_time(m.group(3), "flows (rtt)", *RTT_RANGE))
+               else parse_time(m.group(3), "flows (rtt)", *RTT_RANGE, unit_required=True))
+        if len(flows) + int(m.group(2)) > MAX_FLOWS:  # before the flows are built
+            raise invalid("flows", text, valid)
         flows.extend(Flow(m.group(1), rtt) for _ in range(int(m.group(2))))
     if not 1 <= len(flows) <= MAX_FLOWS:
         raise invalid("flows", text, valid)
@@ -165,7 +172,7 @@ def experiment(
 ) -> Experiment:
     """Parse and check an experiment; every error names the parameter and its valid range."""
     capacity_bps = parse_rate(capacity)
-    rtt_s = parse_time(rtt, "rtt", *RTT_RANGE)
+    rtt_s = parse_time(rtt, "rtt", *RTT_RANGE, unit_required=True)
     if isinstance(buffer_bdp, bool) or not isinstance(buffer_bdp, (int, float)) \
             or not 0.01 <= buffer_bdp <= 1000:
         raise invalid("buffer_bdp", buffer_bdp, "a number with 0.01 <= buffer_bdp <= 1000")

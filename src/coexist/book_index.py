@@ -1,0 +1,141 @@
+"""The book's index of figures and equations, built from the ledger and the docstrings.
+
+Nothing here is typed by hand, so the index cannot drift from the code:
+
+- :func:`figures` lists every figure of the ledger with the notebook that draws it, the
+  committed table and claims CI checks, and the campaigns whose runs it reads (declared in
+  the ledger and checked when the figure is saved) with how many of their planned runs are
+  stored.
+- :func:`equations` maps every equation number cited in a docstring of the package to the
+  functions (or classes, or modules) whose docstring cites it, and each of those to the
+  tests that call it by name. A module's paper is the one its code implements: Mishra et
+  al. for the closed form (``mishra``, ``ware``, ``nash``, ``derivations``), Scherrer et al.
+  for the fluid model (``fluid``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from . import claims, ledger, paths
+
+PACKAGE = Path(__file__).resolve().parent
+TESTS = paths.ROOT / "tests"
+#: the paper each module cites equations of
+PAPERS = {"coexist.mishra": "Mishra et al.", "coexist.ware": "Mishra et al.",
+          "coexist.nash": "Mishra et al.", "coexist.derivations": "Mishra et al.",
+          "coexist.fluid": "Scherrer et al."}
+#: "eq. 9", "eqs. 40-41", "eq. (18)", "eqs. (40a-b)", "eqs. 5-20"
+CITATION = re.compile(r"\beqs?\.\s*\(?(\d+)[a-z]?\)?(?:\s*-\s*\(?(\d+)[a-z]?\)?)?")
+
+
+def cited(text: str) -> list[int]:
+    """The equation numbers a text cites, ranges expanded (eqs. 40-41 is 40 and 41)."""
+    found: list[int] = []
+    for m in CITATION.finditer(text or ""):
+        lo = int(m.group(1))
+        hi = int(m.group(2)) if m.group(2) else lo
+        if hi < lo or hi - lo > 40:  # not a range of equations (e.g. a year)
+            hi = lo
+        found += range(lo, hi + 1)
+    return found
+
+
+def _paper(module: str) -> str | None:
+    for prefix, paper in PAPERS.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return paper
+    return None
+
+
+def _definitions(path: Path, module: str):
+    """(qualified name, short name, docstring) of a module, its classes and functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    yield module, module.rsplit(".", 1)[-1], ast.get_docstring(tree) or ""
+    stack = [(tree, module)]
+    while stack:
+        node, prefix = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = f"{prefix}.{child.name}"
+                yield name, child.name, ast.get_docstring(child) or ""
+                if isinstance(child, ast.ClassDef):
+                    stack.append((child, name))
+
+
+def _test_calls() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """For every name called in the tests, the tests (file::function) that call it; and for
+    every module the tests import, the test files that import it."""
+    calls: dict[str, set[str]] = {}
+    imports: dict[str, set[str]] = {}
+    for path in sorted(TESTS.glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("coexist"):
+                for a in node.names:
+                    imports.setdefault(f"{node.module}.{a.name}", set()).add(path.name)
+                imports.setdefault(node.module, set()).add(path.name)
+        for fn in tree.body:
+            if not isinstance(fn, ast.FunctionDef) or not fn.name.startswith("test"):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call):
+                    f = node.func
+                    name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+                    if name:
+                        calls.setdefault(name, set()).add(f"{path.name}::{fn.name}")
+    return calls, imports
+
+
+def equations() -> pd.DataFrame:
+    """One row per (paper, equation, implementing definition): the definition's dotted
+    name, the tests that call it by name (for a module: the test files that import it;
+    ``;``-separated, empty if none) and their number."""
+    calls, imports = _test_calls()
+    rows = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = ("coexist",) + path.relative_to(PACKAGE).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        paper = _paper(module)
+        if paper is None:
+            continue
+        for qualname, short, doc in _definitions(path, module):
+            tests = sorted(calls.get(short, ()) if qualname != module
+                           else imports.get(module, ()))
+            for eq in sorted(set(cited(doc))):
+                rows.append({"paper": paper, "equation": eq, "definition": qualname,
+                             "tests": "; ".join(tests), "n_tests": len(tests)})
+    table = pd.DataFrame(rows, columns=["paper", "equation", "definition", "tests",
+                                        "n_tests"])
+    return table.sort_values(["paper", "equation", "definition"], ignore_index=True)
+
+
+def gaps(table: pd.DataFrame, counts: dict[str, int]) -> dict[str, list[int]]:
+    """Per paper, the equation numbers 1..count that no docstring cites."""
+    return {paper: sorted(set(range(1, n + 1)) - set(table[table.paper == paper].equation))
+            for paper, n in counts.items()}
+
+
+def figures() -> pd.DataFrame:
+    """One row per figure of the ledger: id, title, notebook, committed table and claims,
+    and the campaigns it reads with their stored/planned runs."""
+    from . import measured
+
+    rows = []
+    for e in ledger.FIGURES:
+        names = (sorted(p.stem for p in (paths.DATA / "campaigns").glob("*.yaml"))
+                 if "*" in e.campaigns else list(e.campaigns))
+        used = []
+        for name in names:
+            done, planned = measured.coverage(name)
+            used.append(f"{name} ({done}/{planned} runs)")
+        claims_file = paths.EXPECTED / f"{e.id}{claims.SUFFIX}"
+        rows.append({"figure": e.id, "title": e.title, "notebook": f"notebooks/{e.notebook}",
+                     "table": f"notebooks/expected/{e.id}.csv",
+                     "claims": len(claims.read(claims_file)) if claims_file.exists() else 0,
+                     "campaigns": ", ".join(used) or "none (models only)"})
+    return pd.DataFrame(rows)
