@@ -2,13 +2,15 @@
 (IMC 2022), in two readings. Units of the configuration: packets, packets per second,
 seconds.
 
-- The printed reading (``solve``, the default of ``solve.Config``): the equations as the
-  paper prints them, with the choices ``solve`` documents. Its formulas live in modules
-  that follow the paper's structure: ``network`` (eqs. 1-8), ``reno`` (eq. 39), ``cubic``
-  (eqs. 40-41); each works on floats and NumPy arrays alike.
-- The published reading (``published``, ``Config(reading="published")``): the equations as
-  the authors' code integrates them, checked against that code's own outputs
+- The published reading (``published``, the default of ``solve.Config`` and of every
+  helper: ``solve.DEFAULT_READING``): the equations as the authors' code integrates them
+  (the code that produced the paper's figures), checked against that code's own outputs
   (``authors``, ``data/reference/``).
+- The printed reading (``solve``'s own kernel, ``Config(reading="printed")``): the
+  equations as the paper prints them, with the choices ``solve`` documents, kept where it
+  teaches something (the readings page). Its formulas live in modules that follow the
+  paper's structure: ``network`` (eqs. 1-8), ``reno`` (eq. 39), ``cubic`` (eqs. 40-41);
+  each works on floats and NumPy arrays alike.
 
 ``convergence`` runs either reading at several steps; ``metrics`` computes the paper's
 aggregate metrics from a trace; ``equilibria`` searches Nash equilibria of the CUBIC/BBR
