@@ -273,7 +273,7 @@ def test_every_fluid_helper_runs_either_reading_and_refuses_others():
     kw = dict(group_size=2, group_rtts_s=[0.04], buffer_bdp=2.0, capacity_bps=20e6,
               duration_s=4.0, warmup_s=1.0)
     pub = equilibria.simulate_mix((1,), reading="published", **kw)
-    pri = equilibria.simulate_mix((1,), **kw)
+    pri = equilibria.simulate_mix((1,), reading="printed", **kw)
     assert set(pub.cca) == set(pri.cca) and not np.allclose(pub.goodput_bps, pri.goodput_bps)
     with pytest.raises(ParameterError, match="'reading'"):
         equilibria.simulate_mix((1,), reading="paper", **kw)

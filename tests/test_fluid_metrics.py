@@ -106,10 +106,11 @@ def test_cli_fluid_run_rtprop_expiry(capsys):
 
 
 def test_cli_fluid_run_cubic_recovery(capsys):
-    """A lone CUBIC flow at 80 ms in 2 BDP: eqs. (40a-b) leave the link partly idle, one
-    cut per loss episode fills it."""
+    """A lone CUBIC flow at 80 ms in 2 BDP, the equations read as printed: eqs. (40a-b)
+    leave the link partly idle, one cut per loss episode fills it."""
     args = ["fluid", "run", "--ccas", "cubic", "--capacity", "100mbit", "--rtt", "80ms",
-            "--buffer-bdp", "2", "--duration", "60", "--warmup", "30", "--json"]
+            "--buffer-bdp", "2", "--duration", "60", "--warmup", "30", "--json",
+            "--reading", "printed"]
     out = _without_and_with(capsys, args, "--cubic-recovery", "cubic_recovery")
     assert out[False]["utilisation"] < 0.8 and out[True]["utilisation"] > 0.97
 

@@ -96,7 +96,7 @@ def test_an_unknown_reading_is_refused():
 
 def test_printed_reading_refuses_a_bbr2_phase():
     with pytest.raises(ParameterError, match="bbr2_phase"):
-        solve.Config(PPS, 500.0, _config().flows, bbr2_phase=0.5).check()
+        solve.Config(PPS, 500.0, _config().flows, bbr2_phase=0.5, reading="printed").check()
 
 
 def test_published_reading_needs_a_source_latency_of_a_step():

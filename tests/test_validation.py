@@ -245,7 +245,8 @@ def test_initial_windows_paper_and_post_loss():
     with pytest.raises(ParameterError, match="'start'.*paper, post_loss"):
         validation.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0, start="random")
     cfg = validation._config(("cubic", "cubic"), capacity_mbps=100.0, rtt_min_ms=30.0,
-                             rtt_max_ms=40.0, n_flows=10, buffer_bdp=2.0, duration_s=1.0)
+                             rtt_max_ms=40.0, n_flows=10, buffer_bdp=2.0, duration_s=1.0,
+                             reading="printed")
     assert cfg.initial_window == pytest.approx(250.0 / 10)  # 100 Mbit/s x 30 ms: 250 packets
 
 
@@ -325,11 +326,13 @@ def test_queue_by_window_sets_one_column_per_window_in_order_and_averages_repeat
 
 def test_metrics_figures_config_in_the_published_reading():
     """The ten-flow dumbbell of the metric figures in the published reading starts as the
-    authors' code does, and refuses our post-loss start, which belongs to the printed one."""
+    authors' code does; our post-loss start sets only the senders' initial windows."""
     kw = dict(capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
               buffer_bdp=2.0, duration_s=2.0)
     cfg = validation._config(("cubic", "bbr2"), reading="published", rtprop_expiry=True, **kw)
     assert cfg.reading == "published" and cfg.initial_window is None and cfg.rtprop_expiry
     assert len(cfg.bbr2_phase) == 10
-    with pytest.raises(ParameterError, match="'start'"):
-        validation._config(("cubic", "bbr2"), reading="published", start="post_loss", **kw)
+    post = validation._config(("cubic", "bbr2"), reading="published", start="post_loss", **kw)
+    assert post.reading == "published" and post.bbr2_phase == cfg.bbr2_phase
+    assert post.initial_window == validation.initial_windows(
+        ["cubic", "bbr2"] * 5, bdp_pkts=250.0, buffer_pkts=500.0, start="post_loss")

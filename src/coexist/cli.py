@@ -381,7 +381,7 @@ def _fluid(args: argparse.Namespace) -> int:
         start = {"reading": "published",
                  **published.start(ccas, rtts, args.buffer_bdp * pps * rtt_lo, pps)}
     else:
-        start = {"initial_window": max(1.0, pps * rtt_lo / len(ccas))}
+        start = {"reading": "printed", "initial_window": max(1.0, pps * rtt_lo / len(ccas))}
     cfg = solve.dumbbell(ccas, capacity_bps=capacity, rtt_s=rtts, buffer_bdp=args.buffer_bdp,
                          duration_s=args.duration, aqm=args.aqm, sample_s=sample,
                          rtprop_expiry=args.rtprop_expiry, cubic_recovery=args.cubic_recovery,
