@@ -145,9 +145,9 @@ def test_mixes_can_be_restricted_and_are_checked():
 
 def test_rtprop_expiry_reaches_the_solver():
     """With the expiring RTprop filter a lone BBRv1 flow keeps a share of a deep buffer
-    that the paper's filter (eq. 9) starves it of."""
+    that the paper's filter (eq. 9) starves it of (the equations read as printed)."""
     kw = dict(capacity_bps=50e6, duration_s=25.0, warmup_s=12.0, progress=False,
-              mixes=[(1,)])
+              mixes=[(1,)], reading="printed")
     share = {}
     for expiry in (False, True):
         t = equilibria.mix_table([0.04], 2, [5.0], rtprop_expiry=expiry, **kw)
@@ -184,7 +184,7 @@ def test_two_flow_shares_cover_every_setting_in_both_models():
     with pytest.raises(ParameterError, match="versions"):
         equilibria.two_flow_shares([10e6], [0.02], [1.5], versions=[], **kw)
     state = equilibria.two_flow_bbr_state(rtt_s=0.02, buffer_bdp=1.5, capacity_bps=10e6, **kw)
-    keys = ["capacity_bps", "rtt_s", "buffer_bdp", "rtprop_expiry", "cubic_recovery"]
+    keys = ["capacity_bps", "rtt_s", "buffer_bdp", "rtprop_expiry", "cubic_recovery", "reading"]
     assert one.drop(columns=keys).iloc[0].to_dict() == {
         ("bbr_share" if k == "share" else k): v for k, v in state.items()}
     assert not t.cubic_recovery.any()
@@ -197,11 +197,12 @@ def test_two_flow_shares_cover_every_setting_in_both_models():
 
 
 def test_two_flow_bbr_state_reads_the_same_run_and_eq9_only_lowers_rtprop():
-    """The state comes from the run behind two_flow_bbr_share (same share). As published,
+    """The state comes from the run behind two_flow_bbr_share (same share). Read as printed,
     eq. (9) only ever lowers τmin from the propagation delay, and no queue is below zero,
     so BBR's RTprop stays exactly the base RTT; with Linux's expiry it takes samples with
     the queue in them and rises above it in a deep buffer."""
-    kw = dict(buffer_bdp=10.0, capacity_bps=20e6, duration_s=25.0, warmup_s=5.0, step_s=1e-4)
+    kw = dict(buffer_bdp=10.0, capacity_bps=20e6, duration_s=25.0, warmup_s=5.0, step_s=1e-4,
+              reading="printed")
     plain = equilibria.two_flow_bbr_state(rtt_s=0.02, **kw)
     assert plain["share"] == pytest.approx(
         equilibria.two_flow_bbr_share(rtt_s=0.02, **kw), rel=1e-12)
@@ -221,13 +222,14 @@ def test_two_flow_bbr_state_refuses_a_warmup_outside_the_run():
                                       duration_s=4.0, warmup_s=4.0, step_s=1e-4)
 
 
-def test_published_model_keeps_bbr_only_where_cubic_drains_the_queue():
-    """1 CUBIC vs 1 BBRv1, 100 Mbit/s, 2 BDP, as published. At 20 ms the queue never
-    drops under one BDP, so BBR's window (eq. 23) keeps its estimate falling and it
+def test_printed_reading_keeps_bbr_only_where_cubic_drains_the_queue():
+    """1 CUBIC vs 1 BBRv1, 100 Mbit/s, 2 BDP, the equations read as printed. At 20 ms the
+    queue never drops under one BDP, so BBR's window (eq. 23) keeps its estimate falling and it
     starves. At 80 ms CUBIC's window falls to a few percent of its highest, far below one
     cut to beta = 0.7 (the per-loss cuts of eqs. 40a-b compound), the queue drains under
     one BDP, and that is when BBR's estimate grows: it keeps a large share."""
-    kw = dict(buffer_bdp=2.0, capacity_bps=100e6, duration_s=60.0, warmup_s=20.0)
+    kw = dict(buffer_bdp=2.0, capacity_bps=100e6, duration_s=60.0, warmup_s=20.0,
+              reading="printed")
     short = equilibria.two_flow_bbr_state(rtt_s=0.02, **kw)
     assert short["share"] < 0.01 and short["queue_below_bdp"] < 0.05
     long = equilibria.two_flow_bbr_state(rtt_s=0.08, **kw)
@@ -236,11 +238,12 @@ def test_published_model_keeps_bbr_only_where_cubic_drains_the_queue():
     assert long["btl_growth_below_bdp"] > 0.9
 
 
-def test_lone_cubic_fills_the_link_at_20ms_and_swings_at_80ms():
-    """One CUBIC flow (eqs. 40-41), 100 Mbit/s, 2 BDP. At 20 ms it keeps a standing queue
-    and the link busy (utilisation 1, §4.3.4); at 80 ms its window swings to a fraction of a
-    percent of its peak and the link idles for long stretches."""
-    kw = dict(buffer_bdp=2.0, capacity_bps=100e6, duration_s=60.0, warmup_s=20.0)
+def test_printed_lone_cubic_fills_the_link_at_20ms_and_swings_at_80ms():
+    """One CUBIC flow (eqs. 40-41 read as printed), 100 Mbit/s, 2 BDP. At 20 ms it keeps a
+    standing queue and the link busy (utilisation 1, §4.3.4); at 80 ms its window swings to
+    a fraction of a percent of its peak and the link idles for long stretches."""
+    kw = dict(buffer_bdp=2.0, capacity_bps=100e6, duration_s=60.0, warmup_s=20.0,
+              reading="printed")
     short = equilibria.cubic_alone_state(rtt_s=0.02, **kw)
     assert short["utilisation"] > 0.99 and short["queue_below_bdp"] == 0.0
     assert short["cubic_low_over_high"] > 0.7  # never below one cut to beta
@@ -252,13 +255,13 @@ def test_lone_cubic_fills_the_link_at_20ms_and_swings_at_80ms():
                                      duration_s=10.0, warmup_s=10.0)
 
 
-def test_one_cut_per_episode_removes_the_published_models_80ms_regime():
+def test_one_cut_per_episode_removes_the_printed_readings_80ms_regime():
     """The intervention behind the 80-ms regime: the same run as above with CUBIC cutting
     once per loss episode. Its window no longer falls below one cut to beta, the queue
     stays over one BDP, and BBR, as published (eqs. 9, 23), starves at 80 ms as it does at
     20 ms. Alone, that CUBIC flow fills the link."""
     kw = dict(buffer_bdp=2.0, capacity_bps=100e6, duration_s=60.0, warmup_s=20.0,
-              cubic_recovery=True)
+              cubic_recovery=True, reading="printed")
     two = equilibria.two_flow_bbr_state(rtt_s=0.08, **kw)
     assert two["share"] < 0.01 and two["queue_below_bdp"] < 0.05
     assert two["cubic_low_over_high"] > 0.6

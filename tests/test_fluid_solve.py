@@ -9,6 +9,7 @@ import pytest
 from coexist.fluid import cubic, metrics, reference, solve
 from coexist.params import ParameterError
 
+
 def dumbbell(*args, **kw):
     """The printed reading's dumbbell: this file tests that kernel (:func:`.solve.run`'s own)
     against the NumPy reference and the printed equations."""

@@ -210,14 +210,16 @@ def test_model_metrics_for_chosen_pairs_only():
 
 
 def test_ten_cubic_senders_settle_slowly_in_the_model():
-    """The model's start-up transient behind its low CUBIC queue over the paper's window:
+    """The printed reading's start-up transient behind its low CUBIC queue over the paper's
+    window:
     ten CUBIC senders (eqs. 40-41) starting at equal shares of one BDP lose together, and
     the first shared loss episode cuts the aggregate window far below CUBIC's beta = 0.7
     although each sender loses less than one packet; later episodes cut less and less, so
     the mean queue grows from window to window until the buffer stays nearly full."""
     shares, ep = validation.model_queue_transient(
         "CUBIC/CUBIC", capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
-        buffers_bdp=[2.0], windows=[(2.0, 7.0), (5.0, 19.5), (20.0, 40.0), (40.0, 60.0)])
+        buffers_bdp=[2.0], windows=[(2.0, 7.0), (5.0, 19.5), (20.0, 40.0), (40.0, 60.0)],
+        reading="printed")
     q = shares.sort_values("start_s")["queue_share"].to_numpy()
     assert q[0] < 0.5 and np.all(np.diff(q) > 0.05) and q[-1] > 0.95
     first = ep.iloc[0]
@@ -251,11 +253,11 @@ def test_initial_windows_paper_and_post_loss():
 
 
 def test_a_post_loss_start_removes_most_of_the_cubic_transient():
-    """From the post-loss start the model's ten CUBIC senders cut no deeper than CUBIC's
+    """From the post-loss start the printed reading's ten CUBIC senders cut no deeper than CUBIC's
     own decrease in their first shared loss episode, and their queue over the paper's
     window is far above the paper start's (below 0.5 there)."""
     kw = dict(capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
-              buffers_bdp=[2.0], windows=[(2.0, 7.0)])
+              buffers_bdp=[2.0], windows=[(2.0, 7.0)], reading="printed")
     paper, ep_paper = validation.model_queue_transient("CUBIC/CUBIC", **kw)
     post, ep_post = validation.model_queue_transient("CUBIC/CUBIC", start="post_loss", **kw)
     assert ep_paper.iloc[0]["window_trough_ratio"] < 0.5

@@ -143,14 +143,14 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
 
 def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
                           rtt_max_ms: float, n_flows: int, buffers_bdp: Sequence[float],
-                          windows: Sequence[tuple[float, float]], start: str = "paper"
-                          ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                          windows: Sequence[tuple[float, float]], start: str = "paper",
+                          reading: str = "published") -> tuple[pd.DataFrame, pd.DataFrame]:
     """How the model's drop-tail queue settles after its start, for one pair (a label as
     :func:`pair_label` gives it): per buffer, the mean queue share over every (start, end)
     window of one run as long as the last window ends, and that run's loss episodes
     (:func:`.fluid.metrics.loss_episodes`). The paper's figures average 2-7 s of such a
-    run; the later windows show whether that is the model's steady state. ``start`` as in
-    :func:`model_metrics`."""
+    run; the later windows show whether that is the model's steady state. ``start`` and
+    ``reading`` as in :func:`model_metrics`."""
     from .fluid import cache, metrics, solve
     from .progress import tqdm
 
@@ -162,7 +162,7 @@ def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
     for buf in tqdm(buffers_bdp, desc="fluid runs", unit="run", disable=None):
         cfg = _config(chosen, capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms,
                       rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
-                      duration_s=end_s, start=start)
+                      duration_s=end_s, start=start, reading=reading)
 
         def compute(cfg=cfg):
             tr = solve.run(cfg)
