@@ -1,13 +1,14 @@
 # Two commands do all set-up on a fresh machine:
 #   make book   build the book (executing every notebook) into _build/html
-#   make test   build the book from the bundled data only, then run every test (unit, property,
-#               notebooks, figure check against the book's tables, browser)
+#   make test   the fast tier (make check: lint, unit, property, derivation notebooks), then
+#               the book from the bundled data only and the tests that need it or the testbed
+#               (figure and claims check against the book's tables, browser, experiments)
 VENV ?= .venv
 PYTHON ?= python3
 STAMP := $(VENV)/.installed-stamp
 BIN := $(VENV)/bin
 
-.PHONY: book test bench lint figures clean system-deps
+.PHONY: book check test bench lint figures clean system-deps
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,10 +36,18 @@ system-deps:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else echo "missing Debian packages:$$missing (sudo apt-get install$$missing)" >&2; exit 1; fi; fi
 
-test: system-deps
-	$(MAKE) book BOOK_FLAGS=--bundled-only
+# The fast tier: lint, unit and property tests, the derivation notebooks, the claims, prose
+# and notebook-contract checks; nothing that needs the built book or the testbed.
+FAST := not slow and not browser and not testbed
+check: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks notebooks
-	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/derive_*.ipynb
+	$(BIN)/pytest -p no:cacheprovider -q -m "$(FAST)" --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/derive_*.ipynb
+
+# Every test: the fast tier first (a broken change fails in minutes), then the book from the
+# bundled data and the tests that need it or the testbed (figure check, browser, experiments).
+test: system-deps check
+	$(MAKE) book BOOK_FLAGS=--bundled-only
+	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -m "not ($(FAST))" tests
 
 figures: $(STAMP)
 	$(BIN)/coexist figures --check

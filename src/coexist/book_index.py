@@ -120,19 +120,22 @@ def gaps(table: pd.DataFrame, counts: dict[str, int]) -> dict[str, list[int]]:
             for paper, n in counts.items()}
 
 
+def campaigns_used(e: ledger.Entry) -> list[tuple[str, int, int]]:
+    """(campaign, runs stored, runs planned) of every campaign figure ``e`` reads (its
+    ledger declaration; ``*`` is every campaign)."""
+    from . import measured
+
+    names = (sorted(p.stem for p in (paths.DATA / "campaigns").glob("*.yaml"))
+             if "*" in e.campaigns else list(e.campaigns))
+    return [(name, *measured.coverage(name)) for name in names]
+
+
 def figures() -> pd.DataFrame:
     """One row per figure of the ledger: id, title, notebook, committed table and claims,
     and the campaigns it reads with their stored/planned runs."""
-    from . import measured
-
     rows = []
     for e in ledger.FIGURES:
-        names = (sorted(p.stem for p in (paths.DATA / "campaigns").glob("*.yaml"))
-                 if "*" in e.campaigns else list(e.campaigns))
-        used = []
-        for name in names:
-            done, planned = measured.coverage(name)
-            used.append(f"{name} ({done}/{planned} runs)")
+        used = [f"{name} ({done}/{planned} runs)" for name, done, planned in campaigns_used(e)]
         claims_file = paths.EXPECTED / f"{e.id}{claims.SUFFIX}"
         rows.append({"figure": e.id, "title": e.title, "notebook": f"notebooks/{e.notebook}",
                      "table": f"notebooks/expected/{e.id}.csv",

@@ -192,18 +192,14 @@ def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir:
 def provenance(figure_id: str) -> str:
     """The line under a figure: the notebook that draws it, the committed table (and claims)
     the figure check compares, and the campaigns it reads with the runs stored of each."""
-    from . import claims, ledger, measured, paths
+    from . import book_index, claims, ledger, paths
 
     e = ledger.entry(figure_id)
     checked = f"`notebooks/expected/{e.id}.csv`"
     if (paths.EXPECTED / f"{e.id}{claims.SUFFIX}").exists():
         checked += f" and `{e.id}{claims.SUFFIX}`"
-    names = (sorted(p.stem for p in (paths.DATA / "campaigns").glob("*.yaml"))
-             if "*" in e.campaigns else list(e.campaigns))
-    used = []
-    for name in names:
-        done, planned = measured.coverage(name)
-        used.append(f"{name} ({done} of {planned} runs)")
+    used = [f"{name} ({done} of {planned} runs)"
+            for name, done, planned in book_index.campaigns_used(e)]
     data = "; data: " + ", ".join(used) if used else "; data: none (models only)"
     return (f"*Provenance:* {e.id} is drawn by `notebooks/{e.notebook}`; CI compares "
             f"{checked}{data}.")
