@@ -16,6 +16,7 @@ Nothing here is typed by hand, so the index cannot drift from the code:
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -120,14 +121,21 @@ def gaps(table: pd.DataFrame, counts: dict[str, int]) -> dict[str, list[int]]:
             for paper, n in counts.items()}
 
 
+@functools.cache
+def _coverage(name: str) -> tuple[int, int]:
+    """A campaign's (runs stored, runs planned), read once per process: the index asks for
+    the same campaigns figure after figure."""
+    from . import measured
+
+    return measured.coverage(name)
+
+
 def campaigns_used(e: ledger.Entry) -> list[tuple[str, int, int]]:
     """(campaign, runs stored, runs planned) of every campaign figure ``e`` reads (its
     ledger declaration; ``*`` is every campaign)."""
-    from . import measured
-
     names = (sorted(p.stem for p in (paths.DATA / "campaigns").glob("*.yaml"))
              if "*" in e.campaigns else list(e.campaigns))
-    return [(name, *measured.coverage(name)) for name in names]
+    return [(name, *_coverage(name)) for name in names]
 
 
 def figures() -> pd.DataFrame:

@@ -170,7 +170,7 @@ def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir:
     Either way the chart is checked first (:func:`check_facet_grid`), and so are the
     campaigns the notebook has read (:func:`check_campaigns`).
     """
-    from .book import tables_dir
+    from .paths import tables_dir
 
     spec = chart.to_dict()
     check_facet_grid(spec)
