@@ -49,6 +49,19 @@ def test_equilibria_use_the_deviation_test_one_group():
     assert ne.bbr_flows.tolist() == [1]
 
 
+def test_equilibria_list_every_mix_within_the_runs_precision():
+    cub = [10.0, 9.0, 8.0, np.nan]
+    bbr = [np.nan, 14.0, 8.5, 6.0]
+    rates = {(k,): {**({(0, nash.CUBIC): cub[k]} if k < 3 else {}),
+                    **({(0, nash.BBR): bbr[k]} if k > 0 else {})} for k in range(4)}
+    t = _table(rates, 3)
+    # 1 -> 2 would give the CUBIC flow of mix 1 8.5 instead of 9: a loss, so 1 holds; 2 ->
+    # 1 gains 0.5 for a BBR flow of mix 2: within two standard errors of 0.3 each
+    assert equilibria.equilibria(t.assign(goodput_se_bps=0.3)).bbr_flows.tolist() == [1, 2]
+    assert equilibria.equilibria(t.assign(goodput_se_bps=0.3), z=0).bbr_flows.tolist() == [1]
+    assert equilibria.equilibria(t.assign(goodput_se_bps=0.0)).bbr_flows.tolist() == [1]
+
+
 def test_equilibria_use_the_deviation_test_two_groups():
     # group 0 (short RTT) always better off with CUBIC, group 1 always with BBR
     rates = {}

@@ -227,3 +227,22 @@ def test_cli_fluid_run_published_reading(capsys):
     with pytest.raises(SystemExit) as exit_:  # argparse's one-line error, exit 2
         cli.main(args[:-1] + ["paper"])
     assert exit_.value.code == 2 and "--reading" in capsys.readouterr().err
+
+
+def test_goodput_batches_split_the_average_and_show_its_spread():
+    """Batch means of a hand-made trace: their mean is per_flow's goodput (equal batches),
+    a steady rate has no spread, a rate that changes halfway has the spread it should."""
+    steady = _trace()
+    b = metrics.goodput_batches(steady, warmup_s=0.0, batches=4)
+    assert b.shape == (4, 2)
+    assert np.allclose(b.mean(axis=0), metrics.per_flow(steady, 0.0)["goodput_bps"])
+    assert np.ptp(b, axis=0).max() == 0.0
+    t = np.arange(0, 1.0, 1e-4)
+    rate = np.where(t[:, None] < 0.5, PPS / 4, 3 * PPS / 4) * np.ones((1, 2))
+    step = _trace(rate_pps=rate)
+    b = metrics.goodput_batches(step, warmup_s=0.0, batches=2)
+    assert np.allclose(b[:, 0], [PPS / 4 * 12000, 3 * PPS / 4 * 12000])
+    assert np.allclose(b.mean(axis=0), metrics.per_flow(step, 0.0)["goodput_bps"])
+    for bad in (1, 101, 2.5):
+        with pytest.raises(ParameterError, match="'batches'"):
+            metrics.goodput_batches(steady, 0.0, bad)

@@ -34,6 +34,57 @@ def test_tolerance_widens_the_set():
     assert nash.equilibria(c, b, tol=0.06) == [0, 1]
 
 
+def test_standard_errors_admit_the_mixes_the_averages_cannot_tell_apart():
+    c, b = [10, 10, 10, NAN], [NAN, 10.5, 9.0, 8.0]
+    zero = [0.0] * 4
+    assert nash.equilibria(c, b, cubic_se=zero, bbr_se=zero) == nash.equilibria(c, b) == [1]
+    # 0 -> 1 gains 0.5; with standard errors of 0.2 each, 2 x hypot = 0.57 hides it
+    se = [0.2] * 4
+    assert nash.equilibria(c, b, cubic_se=se, bbr_se=se) == [0, 1]
+    assert nash.equilibria(c, b, cubic_se=se, bbr_se=se, z=1.0) == [1]
+    # 2 -> 1 (a BBR flow back to CUBIC) gains 1.0: hidden only by a wider spread
+    wide = [0.4] * 4
+    assert nash.equilibria(c, b, cubic_se=wide, bbr_se=wide) == [0, 1, 2]
+
+
+def test_standard_errors_are_checked():
+    c, b = [10, 10, NAN], [NAN, 9.0, 8.0]
+    with pytest.raises(ParameterError, match="give both or neither"):
+        nash.equilibria(c, b, cubic_se=[0, 0, 0])
+    with pytest.raises(ParameterError, match="'bbr_se' must be finite"):
+        nash.equilibria(c, b, cubic_se=[0, 0, 0], bbr_se=[0, -1, 0])
+    with pytest.raises(ParameterError, match="shape"):
+        nash.equilibria(c, b, cubic_se=[0, 0], bbr_se=[0, 0])
+    with pytest.raises(ParameterError, match="'z'"):
+        nash.equilibria(c, b, cubic_se=[0] * 3, bbr_se=[0] * 3, z=-1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 12).flatmap(lambda n: st.tuples(
+    *(st.lists(st.floats(0, 100), min_size=n + 1, max_size=n + 1) for _ in range(3)),
+    st.floats(0, 3), st.floats(0, 3))))
+def test_property_wider_spread_never_removes_an_equilibrium(tables):
+    """The set within z standard errors grows with z and holds the point equilibria."""
+    cubic, bbr, se, z1, z2 = tables
+    cubic[-1], bbr[0] = NAN, NAN
+    lo, hi = sorted((z1, z2))
+    small = set(nash.equilibria(cubic, bbr, cubic_se=se, bbr_se=se, z=lo))
+    large = set(nash.equilibria(cubic, bbr, cubic_se=se, bbr_se=se, z=hi))
+    assert set(nash.equilibria(cubic, bbr)) <= small <= large
+
+
+def test_grouped_spread_equals_the_1d_test():
+    c, b = [10, 10, 10, NAN], [NAN, 10.5, 9.0, 8.0]
+    se = [0.2] * 4
+    rates = {(k,): {(0, cca): v[k] for cca, v in (("cubic", c), ("bbr", b))
+                    if not np.isnan(v[k])} for k in range(4)}
+    spread = {m: {key: 0.2 for key in r} for m, r in rates.items()}
+    assert [m[0] for m in nash.grouped_equilibria(rates, [3], spread=spread)] == \
+        nash.equilibria(c, b, cubic_se=se, bbr_se=se)
+    with pytest.raises(ParameterError, match="spread table lacks"):
+        nash.grouped_equilibria(rates, [3], spread={m: {} for m in rates})
+
+
 def test_grouped_no_equilibrium_when_incentives_cycle():
     cycle = {
         (0, 0): {(0, "cubic"): 1, (1, "cubic"): 5},

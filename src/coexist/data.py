@@ -359,7 +359,7 @@ def _reference_resources(data_dir: Path) -> list[dict]:
     ref = data_dir / "reference"
     meta_path = ref / "authors_fluid.json"
     if not meta_path.exists():
-        return []
+        return _model_resources(ref, data_dir)
     meta = json.loads(meta_path.read_text())
     provenance = {"produced_by": meta["command"], "source": meta["source"],
                   "commit": meta["commit"], "paper": meta["paper"],
@@ -382,7 +382,22 @@ def _reference_resources(data_dir: Path) -> list[dict]:
          "description": "queue (packets) and per-flow rates (Mbit/s), 10-ms means",
          "path": [_rel(p, data_dir) for p in traces],
          "sha256": {_rel(p, data_dir): sha256(p) for p in traces}},
-    ]
+    ] + _model_resources(ref, data_dir)
+
+
+def _model_resources(ref: Path, data_dir: Path) -> list[dict]:
+    """Outputs of this project's own model too costly to recompute at every build (made by
+    ``benchmarks/fluid_run_length.py``), with their provenance; a test re-runs some rows."""
+    meta_path = ref / "fluid_run_length.json"
+    if not meta_path.exists():
+        return []
+    meta = json.loads(meta_path.read_text())
+    files = [ref / "fluid_run_length.csv", meta_path]
+    return [{"name": "fluid-run-length", "path": [_rel(f, data_dir) for f in files],
+             "format": "csv", "description": "the fluid model's equilibrium-search runs read "
+             "over 120 s and 240 s: per-flow goodput and its standard error per mix (csv), "
+             "and how they were made (json)",
+             "sha256": {_rel(f, data_dir): sha256(f) for f in files}, "provenance": meta}]
 
 
 def _external_resources(data_dir: Path) -> list[dict]:

@@ -20,8 +20,13 @@ from .params import ParameterError, check_array
 
 CUBIC, BBR = "cubic", "bbr"
 
+#: how many standard errors of the difference a switch must gain by, where the averages
+#: come with theirs: two, the usual threshold for two estimates to be clearly apart
+SPREAD_Z = 2.0
 
-def equilibrium_mask(cubic_bps, bbr_bps, tol: float = 0.0) -> np.ndarray:
+
+def equilibrium_mask(cubic_bps, bbr_bps, tol: float = 0.0, cubic_se=None, bbr_se=None,
+                     z: float = SPREAD_Z) -> np.ndarray:
     """Which mixes pass the unilateral-deviation test, vectorised over leading axes.
 
     ``cubic_bps[..., k]`` and ``bbr_bps[..., k]`` are the per-flow average throughputs of a
@@ -30,6 +35,12 @@ def equilibrium_mask(cubic_bps, bbr_bps, tol: float = 0.0) -> np.ndarray:
     moves the mix to ``k + 1`` and gets ``bbr[k + 1]``; a BBR flow that switches gets
     ``cubic[k - 1]``. A switch counts as profitable only if it gains more than ``tol`` times
     the flow's current throughput.
+
+    ``cubic_se`` and ``bbr_se`` (same shape, optional) are the standard errors of those
+    averages. With them a switch must also gain more than ``z`` combined standard errors
+    (``z * hypot(se_now, se_then)``): a gain the averages cannot tell from their own spread
+    is no reason to switch, so the test returns every mix that is an equilibrium within the
+    averages' precision (an epsilon-equilibrium with epsilon set by the data).
     """
     cubic = np.asarray(cubic_bps, dtype=float)
     bbr = np.asarray(bbr_bps, dtype=float)
@@ -49,17 +60,39 @@ def equilibrium_mask(cubic_bps, bbr_bps, tol: float = 0.0) -> np.ndarray:
                 f"parameter {name!r} must be finite and >= 0 for every mix with such a flow"
             )
     tol = float(check_array("tol", tol, low=0.0))
+    z = float(check_array("z", z, low=0.0))
+    if (cubic_se is None) != (bbr_se is None):
+        raise ParameterError("parameters 'cubic_se' and 'bbr_se' go together: give both or "
+                             "neither")
+    if cubic_se is None:
+        noise = np.zeros(cubic.shape[:-1] + (n,))
+    else:
+        cse, bse = (np.asarray(a, dtype=float) for a in (cubic_se, bbr_se))
+        if cse.shape != cubic.shape or bse.shape != cubic.shape:
+            raise ParameterError(
+                f"parameters 'cubic_se' and 'bbr_se' must have the shape of the throughputs "
+                f"{cubic.shape}; got {cse.shape} and {bse.shape}")
+        for name, arr, valid in (("cubic_se", cse, np.s_[..., :n]),
+                                 ("bbr_se", bse, np.s_[..., 1:])):
+            if np.any(~np.isfinite(arr[valid])) or np.any(arr[valid] < 0):
+                raise ParameterError(f"parameter {name!r} must be finite and >= 0 for every "
+                                     "mix with such a flow")
+        # the switch between mix k (CUBIC flow) and mix k + 1 (BBR flow) compares these two
+        noise = z * np.hypot(cse[..., :n], bse[..., 1:])
     ok = np.ones(cubic.shape, dtype=bool)
     # a CUBIC flow in mix k (k < n) must not gain by becoming BBR (mix k + 1)
-    ok[..., :n] &= bbr[..., 1:] <= cubic[..., :n] * (1.0 + tol)
+    ok[..., :n] &= bbr[..., 1:] - cubic[..., :n] <= np.maximum(cubic[..., :n] * tol, noise)
     # a BBR flow in mix k (k > 0) must not gain by becoming CUBIC (mix k - 1)
-    ok[..., 1:] &= cubic[..., :n] <= bbr[..., 1:] * (1.0 + tol)
+    ok[..., 1:] &= cubic[..., :n] - bbr[..., 1:] <= np.maximum(bbr[..., 1:] * tol, noise)
     return ok
 
 
-def equilibria(cubic_bps: Sequence[float], bbr_bps: Sequence[float], tol: float = 0.0) -> list[int]:
-    """Numbers of BBR flows at which the mix is a Nash equilibrium (§4.4), ascending."""
-    return [int(k) for k in np.flatnonzero(equilibrium_mask(cubic_bps, bbr_bps, tol))]
+def equilibria(cubic_bps: Sequence[float], bbr_bps: Sequence[float], tol: float = 0.0,
+               cubic_se=None, bbr_se=None, z: float = SPREAD_Z) -> list[int]:
+    """Numbers of BBR flows at which the mix is a Nash equilibrium (§4.4), ascending
+    (standard errors as in :func:`equilibrium_mask`)."""
+    return [int(k) for k in np.flatnonzero(
+        equilibrium_mask(cubic_bps, bbr_bps, tol, cubic_se, bbr_se, z))]
 
 
 def table_equilibria(per_flow, by: Sequence[str], n_flows: int, tol: float = 0.0):
@@ -89,6 +122,8 @@ def grouped_equilibria(
     throughput: Mapping[tuple[int, ...], Mapping[tuple[int, str], float]],
     group_sizes: Sequence[int],
     tol: float = 0.0,
+    spread: Mapping[tuple[int, ...], Mapping[tuple[int, str], float]] | None = None,
+    z: float = SPREAD_Z,
 ) -> list[tuple[int, ...]]:
     """Nash equilibria over per-group BBR counts, for flows in several RTT groups (§4.5).
 
@@ -97,7 +132,9 @@ def grouped_equilibria(
     ``range(size + 1)`` must be present. Flows of one group are interchangeable, so a mix is
     an equilibrium when no CUBIC flow of any group gains by turning BBR (its group's count
     rises by one) and no BBR flow gains by turning CUBIC. With one group this is
-    :func:`equilibria`.
+    :func:`equilibria`. ``spread`` (same layout, optional) holds the standard errors of the
+    averages: a switch must then also gain more than ``z`` combined standard errors, as in
+    :func:`equilibrium_mask`.
     """
     sizes = _group_sizes(group_sizes)
     mixes = list(itertools.product(*(range(s + 1) for s in sizes)))
@@ -108,17 +145,20 @@ def grouped_equilibria(
             f"combination of 0..size BBR flows per group {sizes} is needed"
         )
 
-    return [m for m, v in _verdicts(throughput, sizes, mixes, tol).items() if v[0] == EQUILIBRIUM]
+    return [m for m, v in _verdicts(throughput, sizes, mixes, tol, spread=spread, z=z).items()
+            if v[0] == EQUILIBRIUM]
 
 
-def rates_by_mix(table) -> dict:
+def rates_by_mix(table, column: str = "goodput_bps") -> dict:
     """The throughput mapping of :func:`grouped_equilibria` and :func:`grouped_mix_status`,
     mix -> {(group, algorithm): per-flow goodput}, from a long pandas table of one setting
     (columns ``mix``, ``group``, ``cca``, ``goodput_bps``; one row per mix, group and
     algorithm), as :func:`coexist.fluid.equilibria.mix_table` and
     :func:`coexist.measured.grouped_rates` give them, so model and measurement are read alike.
+    ``column`` picks another column of the same layout (e.g. the averages' standard errors).
     """
-    return {m: {(int(r.group), r.cca): r.goodput_bps for r in part.itertuples()}
+    return {m: {(int(g), c): float(v) for g, c, v in zip(part["group"], part["cca"],
+                                                          part[column], strict=True)}
             for m, part in table.groupby("mix")}
 
 
@@ -140,9 +180,24 @@ EQUILIBRIUM, NOT_EQUILIBRIUM, UNDECIDED = "equilibrium", "not an equilibrium", "
 
 
 def _verdicts(throughput, sizes: list[int], mixes, tol: float,
-              names: Sequence[str] | None = None) -> dict:
+              names: Sequence[str] | None = None, spread=None, z: float = SPREAD_Z) -> dict:
     """Verdict and reason for each of ``mixes`` (all stored), from whatever neighbours are;
-    ``names`` name the groups in the reasons (default "group 0", "group 1", ...)."""
+    ``names`` name the groups in the reasons (default "group 0", "group 1", ...);
+    ``spread`` the averages' standard errors (see :func:`grouped_equilibria`)."""
+    z = float(check_array("z", z, low=0.0))
+
+    def noise(mix, group, cca, to, new) -> float:
+        if spread is None:
+            return 0.0
+        try:
+            a, b = float(spread[mix][(group, cca)]), float(spread[to][(group, new)])
+        except KeyError:
+            raise ParameterError(f"spread table lacks the {cca} flow of group {group} in mix "
+                                 f"{mix} or the {new} flow in {to}") from None
+        if not (np.isfinite(a) and np.isfinite(b) and a >= 0 and b >= 0):
+            raise ParameterError(f"spread of group {group} between mixes {mix} and {to} = "
+                                 f"{a!r}, {b!r}; valid: finite and >= 0")
+        return z * float(np.hypot(a, b))
     names = [f"group {g}" for g in range(len(sizes))] if names is None else names
 
     def rate(mix: tuple[int, ...], group: int, cca: str) -> float:
@@ -170,7 +225,7 @@ def _verdicts(throughput, sizes: list[int], mixes, tol: float,
                     missing.append(to)
                     continue
                 now, then = rate(mix, g, old), rate(to, g, new)
-                if then > now * (1.0 + tol):
+                if then - now > max(now * tol, noise(mix, g, old, to, new)):
                     gains.append((then / now - 1.0 if now > 0 else np.inf, g, old, new))
         if gains:
             gain, g, old, new = max(gains)

@@ -27,6 +27,9 @@ from . import cache, metrics, published, solve
 
 BBR_VARIANTS = ("bbr1", "bbr2")
 
+#: batch means per run that give each average its standard error (metrics.goodput_batches)
+BATCHES = 4
+
 
 def mix_flows(mix: Sequence[int], group_size: int, group_rtts_s: Sequence[float],
               variant: str) -> tuple[list[str], list[float], list[int]]:
@@ -237,6 +240,11 @@ def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, va
     agg = metrics.aggregate(tr, warmup_s)
     out = (pf.groupby(["group", "cca"], as_index=False)
            .agg(goodput_bps=("goodput_bps", "mean"), flows=("flow", "size")))
+    # standard error of each per-flow average from its batch means (metrics.goodput_batches)
+    batch = metrics.goodput_batches(tr, warmup_s, BATCHES)
+    out["goodput_se_bps"] = [
+        float(batch[:, (pf["group"] == g) & (pf["cca"] == c)].mean(axis=1).std(ddof=1)
+              / np.sqrt(BATCHES)) for g, c in zip(out["group"], out["cca"], strict=True)]
     out["utilisation"] = agg["utilisation"]
     out["loss_rate"] = agg["loss_rate"]
     out["queue_share"] = agg["queue_share"]
@@ -307,18 +315,29 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
     return table
 
 
-def equilibria(table: pd.DataFrame, tol: float = 0.0) -> pd.DataFrame:
+def equilibria(table: pd.DataFrame, tol: float = 0.0, z: float = nash.SPREAD_Z
+               ) -> pd.DataFrame:
     """The Nash equilibria in a :func:`mix_table`, one row per (buffer, equilibrium mix).
 
     The per-flow goodputs go through :func:`coexist.nash.grouped_equilibria`, which with
-    one RTT group is :func:`coexist.nash.equilibria`. A buffer with no equilibrium has no
-    row.
+    one RTT group is :func:`coexist.nash.equilibria`. Each run's averages come with the
+    standard errors of their batch means (``goodput_se_bps``): a switch counts as
+    profitable only if it gains more than ``z`` combined standard errors, so every mix that
+    is an equilibrium within the run's own precision is listed (``z = 0``, or a table
+    without that column: the averages taken as exact). The searches turn on small
+    differences between averages that settle slowly (the RTprop expiry's ProbeRTT cycles),
+    and a longer run can move a point equilibrium by a flow or more; S-Step checks that
+    longer runs' equilibria lie inside these sets (:mod:`.run_length`). A buffer with no
+    equilibrium has no row.
     """
     rows = []
     n_groups = len(table["mix"].iloc[0])
     size = int(table["group_size"].iloc[0])
     for b, part in table.groupby("buffer_bdp", sort=True):
-        found = nash.grouped_equilibria(nash.rates_by_mix(part), [size] * n_groups, tol)
+        spread = (nash.rates_by_mix(part, "goodput_se_bps")
+                  if z > 0 and "goodput_se_bps" in part else None)
+        found = nash.grouped_equilibria(nash.rates_by_mix(part), [size] * n_groups, tol,
+                                        spread=spread, z=z)
         rows += [{"buffer_bdp": b, "mix": m, "mix_label": nash.mix_label(m),
                   "bbr_flows": sum(m)} for m in found]
     return pd.DataFrame(rows, columns=["buffer_bdp", "mix", "mix_label", "bbr_flows"])

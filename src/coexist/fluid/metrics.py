@@ -92,6 +92,28 @@ def per_flow(tr: Trace, warmup_s: float = 2.0) -> pd.DataFrame:
                          "share": good / good.sum() if good.sum() > 0 else np.nan})
 
 
+def goodput_batches(tr: Trace, warmup_s: float = 2.0, batches: int = 4) -> np.ndarray:
+    """Each flow's goodput (bit/s, as in :func:`per_flow`) averaged over ``batches`` equal
+    consecutive stretches of ``t >= warmup_s``, shape (batches, flows).
+
+    The batch means of one long run stand in for repeated runs: their spread says how
+    precisely the run's average is known (the method of batch means), which a deterministic
+    model's single run cannot say otherwise. Their mean is :func:`per_flow`'s goodput.
+    """
+    if not isinstance(batches, int | np.integer) or not 2 <= batches <= 100:
+        raise invalid("batches", batches, "an integer in 2..100")
+    late = np.flatnonzero(_after(tr, warmup_s))
+    if len(late) < batches:
+        raise invalid("batches", batches, f"at most the {len(late)} samples after the warm-up")
+    dt = tr.t[1] - tr.t[0]
+    idx = np.arange(len(tr.t))
+    good = np.empty((len(late), len(tr.config.flows)))
+    for i, f in enumerate(tr.config.flows):
+        at_queue = np.minimum(idx + int(round(f.d_f / dt)), len(idx) - 1)
+        good[:, i] = (tr.rate_pps[:, i] * (1 - tr.loss[at_queue]))[late] * 8 * 1500
+    return np.stack([part.mean(axis=0) for part in np.array_split(good, batches)])
+
+
 def loss_episodes(tr: Trace, threshold: float = 1e-4) -> pd.DataFrame:
     """The stretches of time in which the bottleneck drops (loss probability p above
     ``threshold``, eq. 4) and what each did to the senders, one row per episode that ended

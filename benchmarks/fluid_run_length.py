@@ -1,0 +1,66 @@
+"""Are the fluid model's 120-s equilibrium searches long enough? The runs behind it.
+
+Runs every mix of M-F11's equilibrium searches (10 flows, 100 Mbit/s, BBRv1 and BBRv2, with
+and without the RTprop expiry, 5 and 40 ms, buffers of 0.5-20 BDP; the model as published,
+at the book's 50-us step) for 240 s, and reads from each run both the book's span (120 s,
+averaged after 30 s) and the doubled one (240 s, after 60 s), each with the standard errors
+of its batch means (:mod:`coexist.fluid.run_length`). Writes
+
+- ``data/reference/fluid_run_length.csv``: one row per case, mix, span and algorithm;
+- ``data/reference/fluid_run_length.json``: provenance (command, git commit, the fluid
+  package's source hash, host, interpreter, wall time, date).
+
+The S-Step page reads the table; a test re-runs some of its rows and requires the same
+numbers, so a change to the model that moves them fails until this script is run again.
+Each run is memoised (``_build/fluid-cache``), so an interrupted run resumes.
+
+    python benchmarks/fluid_run_length.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+
+from coexist import data, paths
+from coexist.fluid import cache, run_length, solve
+
+OUT = paths.DATA / "reference"
+GRID = {"variants": ["bbr1", "bbr2"], "expiries": [False, True], "rtts_ms": [5.0, 40.0],
+        "buffers_bdp": [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]}
+STEP_S = 5e-5
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workers", type=int, default=None, help="threads (default: one per CPU)")
+    args = ap.parse_args(argv)
+    started = time.time()
+    table = run_length.study(GRID["variants"], GRID["expiries"], GRID["rtts_ms"],
+                             GRID["buffers_bdp"], step_s=STEP_S, workers=args.workers)
+    wall = time.time() - started
+    OUT.mkdir(parents=True, exist_ok=True)
+    table.to_csv(OUT / "fluid_run_length.csv", index=False, float_format="%.10g")
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    meta = {"command": "python benchmarks/fluid_run_length.py",
+            "model": "coexist.fluid, reading " + solve.DEFAULT_READING,
+            "fluid_source_sha256": cache.code_hash(), "git_commit": commit,
+            "grid": GRID, "n_flows": 10, "capacity_bps": 100e6, "step_s": STEP_S,
+            "spans": {k: {"warmup_s": a, "duration_s": b}
+                      for k, (a, b) in run_length.SPANS.items()},
+            "host": {"machine": platform.machine(), "python": sys.version.split()[0]},
+            "wall_s": round(wall, 1),
+            "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    (OUT / "fluid_run_length.json").write_text(json.dumps(meta, indent=1) + "\n")
+    data.write_datapackage()
+    print(f"{len(table)} rows, {wall:.0f} s: {OUT / 'fluid_run_length.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

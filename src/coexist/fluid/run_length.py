@@ -1,0 +1,121 @@
+"""Run-length convergence of the fluid model's equilibrium searches.
+
+An equilibrium search compares per-flow goodputs of neighbouring mixes (the
+unilateral-deviation test, :mod:`coexist.nash`), so it turns on differences of a few per cent
+between time averages. With the RTprop expiry those averages settle slowly: every ProbeRTT
+cycle (10 s) resets BBR's estimates, and the share a mix gives BBR drifts over many cycles.
+Whether a run is long enough is therefore a question about the equilibria, not about one
+share. This module runs each mix once for the long span and reads both spans from the same
+trace (the solver is deterministic and causal, so the first ``short`` seconds of a long run
+are the short run), each with the standard errors of its batch means
+(:func:`.metrics.goodput_batches`); :func:`equilibria` then compares the two spans'
+equilibria.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+
+from .. import nash
+from ..params import invalid
+from . import cache, equilibria, metrics, solve
+
+#: the book's runs (120 s, averaged after 30 s) and the runs twice as long they are checked
+#: against (240 s, averaged after 60 s)
+SPANS = {"short": (30.0, 120.0), "long": (60.0, 240.0)}
+
+
+def _window(tr: solve.Trace, start_s: float, end_s: float) -> solve.Trace:
+    """The part of a trace with ``t < end_s`` (a run of ``end_s`` seconds), for
+    :mod:`.metrics` to average after ``start_s``."""
+    keep = tr.t < end_s
+    return solve.Trace(tr.config, tr.t[keep], tr.rate_pps[keep], tr.window_pkts[keep],
+                       tr.rtt_s[keep], tr.queue_pkts[keep], tr.loss[keep],
+                       tr.arrival_pps[keep], {k: v[keep] for k, v in tr.bbr.items()})
+
+
+def run_mix(variant: str, rtprop_expiry: bool, rtt_ms: float, buffer_bdp: float,
+            bbr_flows: int, *, n_flows: int = 10, capacity_bps: float = 100e6,
+            step_s: float = 5e-5, spans: dict[str, tuple[float, float]] = SPANS,
+            reading: str = solve.DEFAULT_READING) -> list[dict]:
+    """One mix of ``n_flows`` flows (``bbr_flows`` of them BBR) run for the longest span:
+    per algorithm and span, per-flow goodput (bit/s) and its standard error."""
+    end = max(e for _, e in spans.values())
+    cfg, _ = equilibria._mix_config([bbr_flows], n_flows, [rtt_ms / 1e3], buffer_bdp,
+                                    capacity_bps, variant, end, step_s, rtprop_expiry, False,
+                                    reading)
+
+    def compute() -> list[dict]:
+        tr = solve.run(cfg)
+        rows = []
+        for span, (start, stop) in spans.items():
+            part = _window(tr, start, stop)
+            batch = metrics.goodput_batches(part, start, equilibria.BATCHES)
+            for cca in ("cubic", "bbr"):
+                cols = [(f.cca == "cubic") == (cca == "cubic") for f in cfg.flows]
+                if not any(cols):
+                    continue
+                means = batch[:, cols].mean(axis=1)
+                rows.append({"span": span, "cca": cca, "goodput_bps": float(means.mean()),
+                             "goodput_se_bps": float(means.std(ddof=1)
+                                                     / np.sqrt(len(means)))})
+        return rows
+
+    inputs = {"config": repr(cfg), "spans": {k: list(v) for k, v in spans.items()},
+              "batches": equilibria.BATCHES}
+    return [{"variant": variant, "rtprop_expiry": bool(rtprop_expiry), "rtt_ms": float(rtt_ms),
+             "buffer_bdp": float(buffer_bdp), "bbr_flows": int(bbr_flows), **r}
+            for r in cache.memo("run-length", inputs, compute)]
+
+
+def study(variants: Sequence[str], expiries: Sequence[bool], rtts_ms: Sequence[float],
+          buffers_bdp: Sequence[float], *, n_flows: int = 10, capacity_bps: float = 100e6,
+          step_s: float = 5e-5, workers: int | None = None, progress: bool = True
+          ) -> pd.DataFrame:
+    """Every mix of every (variant, expiry, RTT, buffer), both spans; both cores used."""
+    from ..progress import tqdm
+
+    for v in variants:
+        if v not in equilibria.BBR_VARIANTS:
+            raise invalid("variants", v, f"one of {', '.join(equilibria.BBR_VARIANTS)}")
+    if not 2 <= n_flows <= 100:
+        raise invalid("n_flows", n_flows, "2..100 flows")
+    jobs = list(itertools.product(variants, expiries, rtts_ms, buffers_bdp,
+                                  range(n_flows + 1)))
+    with ThreadPoolExecutor(workers or os.cpu_count() or 1) as pool:
+        parts = list(tqdm(pool.map(lambda j: run_mix(*j, n_flows=n_flows,
+                                                     capacity_bps=capacity_bps,
+                                                     step_s=step_s), jobs),
+                          total=len(jobs), disable=not progress, desc="run length",
+                          unit="run"))
+    return pd.DataFrame([r for p in parts for r in p])
+
+
+CASE = ["variant", "rtprop_expiry", "rtt_ms", "buffer_bdp"]
+
+
+def equilibria_by_span(table: pd.DataFrame, z: float = nash.SPREAD_Z) -> pd.DataFrame:
+    """Per case: each span's point equilibria (averages taken as exact) and its equilibria
+    within ``z`` standard errors, and whether the long span's point equilibria lie among the
+    short span's (the book's runs are long enough when they do)."""
+    n = int(table["bbr_flows"].max())
+    rows = []
+    for key, g in table.groupby(CASE, sort=True):
+        out = dict(zip(CASE, key, strict=True))
+        for span, s in g.groupby("span"):
+            wide = s.pivot(index="bbr_flows", columns="cca").reindex(range(n + 1))
+            # NaN where a mix has no such flow (no CUBIC flow in the all-BBR mix): unread
+            rate, se = ([wide[(col, c)].fillna(0.0).to_numpy() for c in ("cubic", "bbr")]
+                        for col in ("goodput_bps", "goodput_se_bps"))
+            out[f"{span}_point"] = nash.equilibria(*rate)
+            out[f"{span}_within"] = nash.equilibria(*rate, cubic_se=se[0], bbr_se=se[1], z=z)
+        out["long_in_short"] = set(out["long_point"]) <= set(out["short_within"])
+        out["point_moved"] = out["long_point"] != out["short_point"]
+        rows.append(out)
+    return pd.DataFrame(rows)
