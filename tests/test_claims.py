@@ -87,3 +87,14 @@ def test_readme_findings_are_the_committed_claims():
 def test_readme_block_names_a_missing_claim(tmp_path):
     with pytest.raises(ParameterError, match="mf1_finding"):
         claims.readme_block(tmp_path)
+
+
+def test_best_by_range_names_the_closest_model_per_range():
+    import pandas as pd
+
+    acc = pd.DataFrame({"buffer_range_bdp": ["1-2", "1-2", "2-5", "2-5", "5-30"],
+                        "model": ["a", "b", "a", "b", "a"],
+                        "mean_abs_error": [0.3, 0.1, 0.05, 0.2, float("nan")]})
+    assert claims.best_by_range(acc) == "1-2 BDP: b (0.10); 2-5 BDP: a (0.05)"
+    assert claims.best_by_range(acc, worst=True) == "1-2 BDP: a (0.30); 2-5 BDP: b (0.20)"
+    assert claims.best_by_range(acc.iloc[4:]) == "no range with a value"

@@ -79,6 +79,19 @@ def claim(figure_id: str, key: str, value: float | int | str, fmt: str = "{:.2f}
     return text
 
 
+def best_by_range(accuracy, fmt: str = "{:.2f}", worst: bool = False) -> str:
+    """The model with the smallest (``worst``: largest) mean absolute error in each buffer
+    range of an error table (:func:`coexist.measured.error_by_range`'s rows), as one text
+    claim: "1-2 BDP: <model> (0.16); 2-5 BDP: ...". Ranges where no model has a value are
+    left out."""
+    parts = []
+    for rng, g in accuracy.dropna(subset=["mean_abs_error"]).groupby(
+            "buffer_range_bdp", sort=False):
+        r = g.loc[g["mean_abs_error"].idxmax() if worst else g["mean_abs_error"].idxmin()]
+        parts.append(f"{rng} BDP: {r['model']} ({fmt.format(r['mean_abs_error'])})")
+    return "; ".join(parts) or "no range with a value"
+
+
 def write(claims, path: Path) -> None:
     """Write claims to ``path`` (key, value, text; numbers to 10 significant digits)."""
     rows = [{"key": c.key,

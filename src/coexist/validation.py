@@ -421,6 +421,28 @@ def start_comparison(measured_spread: pd.DataFrame, *, capacity_mbps: float,
     return by_metric, by_pair
 
 
+def start_claims(figure_id: str, prefix: str, by_metric: pd.DataFrame, by_pair: pd.DataFrame,
+                 out_dir: str = "") -> None:
+    """The claims the fluid-model chapter quotes from :func:`start_comparison`'s tables:
+    ``<prefix>_mae_<metric>_<start>_<window>`` (the mean absolute error per metric) and
+    ``<prefix>_queue_<pair>_<start>_<window>`` (the mean queue-share error per pair), with
+    the windows named ``paper`` (the first, the paper's) and ``ours`` (the second, the
+    measured one)."""
+    from . import claims
+
+    windows = list(dict.fromkeys(w for _, w in by_metric.columns))
+    names = dict(zip(windows, ("paper", "ours"), strict=False))
+    for (start, window), col in by_metric.items():
+        for metric, v in col.dropna().items():
+            claims.claim(figure_id, f"{prefix}_mae_{metric}_{start}_{names[window]}", float(v),
+                         "{:.4f}" if metric == "loss_rate" else "{:.2f}", out_dir)
+    for (start, window), col in by_pair.items():
+        for pair, v in col.dropna().items():
+            key = pair.lower().replace("/", "_")
+            claims.claim(figure_id, f"{prefix}_queue_{key}_{start}_{names[window]}", float(v),
+                         "{:.2f}", out_dir)
+
+
 TRACE_QUANTITIES = {"rate_pct": "rate (% of C)", "queue_pct": "queue (% of B)",
                     "loss_pct": "loss (%)", "rtt_excess_pct": "RTT excess (% of d)",
                     "window_pct": "window (% of BDP)"}
