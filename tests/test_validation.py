@@ -338,3 +338,24 @@ def test_metrics_figures_config_in_the_published_reading():
     assert post.reading == "published" and post.bbr2_phase == cfg.bbr2_phase
     assert post.initial_window == validation.initial_windows(
         ["cubic", "bbr2"] * 5, bdp_pkts=250.0, buffer_pkts=500.0, start="post_loss")
+
+
+def test_start_claims_name_every_metric_pair_start_and_window(tmp_path):
+    from coexist import claims
+
+    cols = pd.MultiIndex.from_tuples([("paper", "2-7 s"), ("paper", "5-19.5 s"),
+                                      ("post_loss", "2-7 s"), ("post_loss", "5-19.5 s")],
+                                     names=["start", "window"])
+    by_metric = pd.DataFrame([[0.3, 0.2, 0.15, 0.1], [0.001, 0.002, np.nan, 0.001]],
+                             index=pd.Index(["queue_share", "loss_rate"], name="metric"),
+                             columns=cols)
+    by_pair = pd.DataFrame([[-0.6, -0.4, -0.1, 0.05]],
+                           index=pd.Index(["CUBIC/CUBIC"], name="pair"), columns=cols)
+    validation.start_claims("S-Test", "st", by_metric, by_pair, str(tmp_path))
+    made = claims.read(tmp_path / "S-Test.claims.csv")
+    assert made["st_mae_queue_share_paper_paper"].text == "0.30"
+    assert made["st_mae_queue_share_post_loss_ours"].text == "0.10"
+    assert made["st_mae_loss_rate_paper_ours"].text == "0.0020"
+    assert "st_mae_loss_rate_post_loss_paper" not in made  # NaN: no claim, never a guess
+    assert made["st_queue_cubic_cubic_post_loss_ours"].text == "0.05"
+    assert len(made) == 4 + 3 + 4

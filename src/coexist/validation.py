@@ -435,7 +435,8 @@ def start_claims(figure_id: str, prefix: str, by_metric: pd.DataFrame, by_pair: 
     for (start, window), col in by_metric.items():
         for metric, v in col.dropna().items():
             claims.claim(figure_id, f"{prefix}_mae_{metric}_{start}_{names[window]}", float(v),
-                         "{:.4f}" if metric == "loss_rate" else "{:.2f}", out_dir)
+                         "{:.4f}" if metric in ("loss_rate", "utilisation") else "{:.2f}",
+                         out_dir)
     for (start, window), col in by_pair.items():
         for pair, v in col.dropna().items():
             key = pair.lower().replace("/", "_")
