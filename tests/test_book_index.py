@@ -47,3 +47,13 @@ def test_reading_a_campaign_table_records_it(monkeypatch):
     measured.campaign_table("two_flow")
     measured.coverage("fluctuation")
     assert data.CAMPAIGNS_READ == {"two_flow", "fluctuation"}
+
+
+def test_every_change_the_edition_page_lists_is_filled_from_a_claim():
+    from coexist import edition
+
+    table = edition.changes()
+    assert len(table) >= 10
+    assert not table["This edition"].str.contains(r"\{").any()
+    with pytest.raises(KeyError, match="no_such_claim"):
+        edition.fill("{no_such_claim}", edition.claim_texts())

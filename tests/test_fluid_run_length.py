@@ -89,3 +89,36 @@ def test_the_committed_run_length_table_is_what_the_model_computes(tmp_path, mon
     assert got[["bbr_flows", "span", "cca"]].equals(want[["bbr_flows", "span", "cca"]])
     for col in ("goodput_bps", "goodput_se_bps"):
         assert np.allclose(got[col], want[col], rtol=1e-8, atol=1e-3), col
+
+
+@pytest.mark.slow
+def test_the_committed_step_table_is_what_the_model_computes(tmp_path, monkeypatch):
+    """Re-run one case of data/reference/fluid_step_equilibria.csv (11 mixes at 25 us):
+    the committed numbers must come back to rounding."""
+    from coexist import paths
+
+    monkeypatch.setenv("COEXIST_FLUID_CACHE", str(tmp_path))
+    committed = pd.read_csv(paths.DATA / "reference" / "fluid_step_equilibria.csv")
+    case = {"variant": "bbr1", "rtprop_expiry": True, "rtt_ms": 5.0, "buffer_bdp": 2.0}
+    mask = np.logical_and.reduce([committed[k] == v for k, v in case.items()])
+    want = committed[mask].sort_values(["bbr_flows", "cca"]).reset_index(drop=True)
+    assert len(want) == 11 * 2 - 2  # every mix; all-CUBIC and all-BBR have one algorithm
+    got = run_length.study([case["variant"]], [case["rtprop_expiry"]], [case["rtt_ms"]],
+                           [case["buffer_bdp"]], step_s=2.5e-5,
+                           spans={"short": run_length.SPANS["short"]}, progress=False)
+    got = got.sort_values(["bbr_flows", "cca"]).reset_index(drop=True)
+    assert got[["bbr_flows", "span", "cca"]].equals(want[["bbr_flows", "span", "cca"]])
+    for col in ("goodput_bps", "goodput_se_bps"):
+        assert np.allclose(got[col], want[col], rtol=1e-8, atol=1e-3), col
+
+
+def test_equilibria_by_step_compares_the_same_cases():
+    nan = np.nan
+    coarse = _table(([10, 10, 10, nan], [nan, 10.5, 9.0, 8.0]),
+                    ([10, 10, 10, nan], [nan, 10.5, 9.0, 8.0]), 0.2, 0.2)
+    fine = _table(([10, 10, 10, nan], [nan, 9.8, 9.0, 8.0]),
+                  ([10, 10, 10, nan], [nan, 9.8, 9.0, 8.0]), 0.0, 0.0)
+    r = run_length.equilibria_by_step(coarse, fine).iloc[0]
+    assert r.coarse_point == [1] and r.coarse_within == [0, 1]
+    assert r.fine_point == [0] and r.point_moved and r.fine_in_coarse
+    assert run_length.equilibria_by_step(coarse, fine.assign(rtt_ms=5.0)).empty

@@ -315,7 +315,8 @@ ENTRIES: tuple[Entry, ...] = (
           _spec(_p("groups", list, ["ten_senders", "two_flows", "cubic_alone"], item=str,
                    help="reference groups to run (data/reference/authors_fluid_runs.csv)"))),
     Entry("S-Step", "fluid_convergence.ipynb", "figure",
-          "Step-size convergence of the fluid model, both readings",
+          "Convergence of the fluid model: step size (both readings), and the equilibria's "
+          "run length and step",
           _spec(_p("steps_us", list, [100.0, 50.0, 20.0, 10.0, 5.0], low=1.0, high=1000.0,
                    help="integration steps, us"),
                 _p("duration_s", float, 60.0, low=2.0, high=600.0),
@@ -373,6 +374,8 @@ ENTRIES: tuple[Entry, ...] = (
           "One configuration under deliberate background load (measured)", _spec()),
     Entry("Index", "book_index.ipynb", "index",
           "Index of figures and equations, from the ledger and the docstrings", _spec()),
+    Entry("Changes", "edition_changes.ipynb", "index",
+          "The first edition's fluid-model conclusions beside this edition's", _spec()),
 )
 
 _MIX = ("equilibrium", "mix_sweep")

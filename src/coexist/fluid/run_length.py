@@ -76,9 +76,9 @@ def run_mix(variant: str, rtprop_expiry: bool, rtt_ms: float, buffer_bdp: float,
 
 def study(variants: Sequence[str], expiries: Sequence[bool], rtts_ms: Sequence[float],
           buffers_bdp: Sequence[float], *, n_flows: int = 10, capacity_bps: float = 100e6,
-          step_s: float = 5e-5, workers: int | None = None, progress: bool = True
-          ) -> pd.DataFrame:
-    """Every mix of every (variant, expiry, RTT, buffer), both spans; both cores used."""
+          step_s: float = 5e-5, spans: dict[str, tuple[float, float]] = SPANS,
+          workers: int | None = None, progress: bool = True) -> pd.DataFrame:
+    """Every mix of every (variant, expiry, RTT, buffer), each span; both cores used."""
     from ..progress import tqdm
 
     for v in variants:
@@ -91,13 +91,44 @@ def study(variants: Sequence[str], expiries: Sequence[bool], rtts_ms: Sequence[f
     with ThreadPoolExecutor(workers or os.cpu_count() or 1) as pool:
         parts = list(tqdm(pool.map(lambda j: run_mix(*j, n_flows=n_flows,
                                                      capacity_bps=capacity_bps,
-                                                     step_s=step_s), jobs),
+                                                     step_s=step_s, spans=spans), jobs),
                           total=len(jobs), disable=not progress, desc="run length",
                           unit="run"))
     return pd.DataFrame([r for p in parts for r in p])
 
 
 CASE = ["variant", "rtprop_expiry", "rtt_ms", "buffer_bdp"]
+
+
+def _sets(s: pd.DataFrame, n: int, z: float) -> tuple[list[int], list[int]]:
+    """Point equilibria and equilibria within ``z`` standard errors of one case and span."""
+    wide = s.pivot(index="bbr_flows", columns="cca").reindex(range(n + 1))
+    # NaN where a mix has no such flow (no CUBIC flow in the all-BBR mix): unread
+    rate, se = ([wide[(col, c)].fillna(0.0).to_numpy() for c in ("cubic", "bbr")]
+                for col in ("goodput_bps", "goodput_se_bps"))
+    return (nash.equilibria(*rate),
+            nash.equilibria(*rate, cubic_se=se[0], bbr_se=se[1], z=z))
+
+
+def equilibria_by_step(coarse: pd.DataFrame, fine: pd.DataFrame, span: str = "short",
+                       z: float = nash.SPREAD_Z) -> pd.DataFrame:
+    """Per case: the equilibria of the book's step (``coarse``) and of a finer one
+    (``fine``), both over ``span``, and whether the finer step's point equilibria lie among
+    the book's equilibria within ``z`` standard errors (the step is fine enough for the
+    sets the book reports when they do)."""
+    n = int(coarse["bbr_flows"].max())
+    rows = []
+    fine_cases = dict(list(fine[fine["span"] == span].groupby(CASE, sort=True)))
+    for key, g in coarse[coarse["span"] == span].groupby(CASE, sort=True):
+        if key not in fine_cases:
+            continue
+        out = dict(zip(CASE, key, strict=True))
+        out["coarse_point"], out["coarse_within"] = _sets(g, n, z)
+        out["fine_point"], out["fine_within"] = _sets(fine_cases[key], n, z)
+        out["fine_in_coarse"] = set(out["fine_point"]) <= set(out["coarse_within"])
+        out["point_moved"] = out["fine_point"] != out["coarse_point"]
+        rows.append(out)
+    return pd.DataFrame(rows)
 
 
 def equilibria_by_span(table: pd.DataFrame, z: float = nash.SPREAD_Z) -> pd.DataFrame:
@@ -109,12 +140,7 @@ def equilibria_by_span(table: pd.DataFrame, z: float = nash.SPREAD_Z) -> pd.Data
     for key, g in table.groupby(CASE, sort=True):
         out = dict(zip(CASE, key, strict=True))
         for span, s in g.groupby("span"):
-            wide = s.pivot(index="bbr_flows", columns="cca").reindex(range(n + 1))
-            # NaN where a mix has no such flow (no CUBIC flow in the all-BBR mix): unread
-            rate, se = ([wide[(col, c)].fillna(0.0).to_numpy() for c in ("cubic", "bbr")]
-                        for col in ("goodput_bps", "goodput_se_bps"))
-            out[f"{span}_point"] = nash.equilibria(*rate)
-            out[f"{span}_within"] = nash.equilibria(*rate, cubic_se=se[0], bbr_se=se[1], z=z)
+            out[f"{span}_point"], out[f"{span}_within"] = _sets(s, n, z)
         out["long_in_short"] = set(out["long_point"]) <= set(out["short_within"])
         out["point_moved"] = out["long_point"] != out["short_point"]
         rows.append(out)
