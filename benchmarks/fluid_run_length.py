@@ -25,6 +25,7 @@ import platform
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from coexist import data, paths
 from coexist.fluid import cache, run_length, solve
@@ -35,31 +36,41 @@ GRID = {"variants": ["bbr1", "bbr2"], "expiries": [False, True], "rtts_ms": [5.0
 STEP_S = 5e-5
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def save(name: str, table, *, step_s: float, spans: dict, wall_s: float) -> None:
+    """Write ``data/reference/<name>.csv`` and its provenance ``<name>.json``, and refresh
+    the datapackage (shared by this script and ``fluid_step_equilibria.py``)."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    table.to_csv(OUT / f"{name}.csv", index=False, float_format="%.10g")
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    meta = {"command": f"python benchmarks/{Path(sys.argv[0]).name}",
+            "model": "coexist.fluid, reading " + solve.DEFAULT_READING,
+            "fluid_source_sha256": cache.code_hash(), "git_commit": commit,
+            "grid": GRID, "n_flows": 10, "capacity_bps": 100e6, "step_s": step_s,
+            "spans": {k: {"warmup_s": a, "duration_s": b} for k, (a, b) in spans.items()},
+            "host": {"machine": platform.machine(), "python": sys.version.split()[0]},
+            "wall_s": round(wall_s, 1),
+            "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    (OUT / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    data.write_datapackage()
+    print(f"{len(table)} rows, {wall_s:.0f} s: {OUT / f'{name}.csv'}")
+
+
+def run(name: str, step_s: float, spans: dict, argv: list[str] | None, doc: str) -> int:
+    """Run every mix of :data:`GRID` at ``step_s`` over ``spans`` and :func:`save` it."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--workers", type=int, default=None, help="threads (default: one per CPU)")
     args = ap.parse_args(argv)
     started = time.time()
     table = run_length.study(GRID["variants"], GRID["expiries"], GRID["rtts_ms"],
-                             GRID["buffers_bdp"], step_s=STEP_S, workers=args.workers)
-    wall = time.time() - started
-    OUT.mkdir(parents=True, exist_ok=True)
-    table.to_csv(OUT / "fluid_run_length.csv", index=False, float_format="%.10g")
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True,
-                            text=True).stdout.strip()
-    meta = {"command": "python benchmarks/fluid_run_length.py",
-            "model": "coexist.fluid, reading " + solve.DEFAULT_READING,
-            "fluid_source_sha256": cache.code_hash(), "git_commit": commit,
-            "grid": GRID, "n_flows": 10, "capacity_bps": 100e6, "step_s": STEP_S,
-            "spans": {k: {"warmup_s": a, "duration_s": b}
-                      for k, (a, b) in run_length.SPANS.items()},
-            "host": {"machine": platform.machine(), "python": sys.version.split()[0]},
-            "wall_s": round(wall, 1),
-            "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    (OUT / "fluid_run_length.json").write_text(json.dumps(meta, indent=1) + "\n")
-    data.write_datapackage()
-    print(f"{len(table)} rows, {wall:.0f} s: {OUT / 'fluid_run_length.csv'}")
+                             GRID["buffers_bdp"], step_s=step_s, spans=spans,
+                             workers=args.workers)
+    save(name, table, step_s=step_s, spans=spans, wall_s=time.time() - started)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run("fluid_run_length", STEP_S, run_length.SPANS, argv, __doc__)
 
 
 if __name__ == "__main__":

@@ -19,47 +19,16 @@ Each run is memoised (``_build/fluid-cache``), so an interrupted run resumes.
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import subprocess
-import sys
-import time
+from fluid_run_length import run
 
-from fluid_run_length import GRID, OUT
-
-from coexist import data, paths
-from coexist.fluid import cache, run_length, solve
+from coexist.fluid import run_length
 
 STEP_S = 2.5e-5
 SPANS = {"short": run_length.SPANS["short"]}
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workers", type=int, default=None, help="threads (default: one per CPU)")
-    args = ap.parse_args(argv)
-    started = time.time()
-    table = run_length.study(GRID["variants"], GRID["expiries"], GRID["rtts_ms"],
-                             GRID["buffers_bdp"], step_s=STEP_S, spans=SPANS,
-                             workers=args.workers)
-    wall = time.time() - started
-    OUT.mkdir(parents=True, exist_ok=True)
-    table.to_csv(OUT / "fluid_step_equilibria.csv", index=False, float_format="%.10g")
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True,
-                            text=True).stdout.strip()
-    meta = {"command": "python benchmarks/fluid_step_equilibria.py",
-            "model": "coexist.fluid, reading " + solve.DEFAULT_READING,
-            "fluid_source_sha256": cache.code_hash(), "git_commit": commit,
-            "grid": GRID, "n_flows": 10, "capacity_bps": 100e6, "step_s": STEP_S,
-            "spans": {k: {"warmup_s": a, "duration_s": b} for k, (a, b) in SPANS.items()},
-            "host": {"machine": platform.machine(), "python": sys.version.split()[0]},
-            "wall_s": round(wall, 1),
-            "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    (OUT / "fluid_step_equilibria.json").write_text(json.dumps(meta, indent=1) + "\n")
-    data.write_datapackage()
-    print(f"{len(table)} rows, {wall:.0f} s: {OUT / 'fluid_step_equilibria.csv'}")
-    return 0
+    return run("fluid_step_equilibria", STEP_S, SPANS, argv, __doc__)
 
 
 if __name__ == "__main__":
