@@ -15,7 +15,7 @@ def test_a_short_run_is_the_start_of_a_long_one():
         cfgs = [equilibria._mix_config([2], 4, [0.02], 2.0, 20e6, "bbr1", d, 5e-5, expiry,
                                        False)[0] for d in (6.0, 12.0)]
         short, long = (solve.run(c) for c in cfgs)
-        cut = run_length._window(long, 0.0, 6.0)
+        cut = run_length._window(long, 6.0)
         assert np.array_equal(short.t, cut.t)
         for name in solve.Trace.OUTPUTS:
             assert np.array_equal(getattr(short, name), getattr(cut, name)), name
@@ -70,48 +70,6 @@ def test_study_refuses_unknown_variants_and_flow_counts():
         run_length.study(["bbr1"], [True], [40.0], [2.0], n_flows=1)
 
 
-@pytest.mark.slow
-def test_the_committed_run_length_table_is_what_the_model_computes(tmp_path, monkeypatch):
-    """Re-run one case of data/reference/fluid_run_length.csv (all 11 mixes, 240 s): the
-    model is deterministic, so the committed numbers must come back to rounding. A change
-    to the model that moves them fails here until benchmarks/fluid_run_length.py is run."""
-    from coexist import paths
-
-    monkeypatch.setenv("COEXIST_FLUID_CACHE", str(tmp_path))
-    committed = pd.read_csv(paths.DATA / "reference" / "fluid_run_length.csv")
-    case = {"variant": "bbr1", "rtprop_expiry": True, "rtt_ms": 40.0, "buffer_bdp": 2.0}
-    mask = np.logical_and.reduce([committed[k] == v for k, v in case.items()])
-    want = committed[mask].sort_values(["bbr_flows", "span", "cca"]).reset_index(drop=True)
-    assert len(want) == 11 * 2 * 2 - 2 * 2  # every mix, both spans; all-CUBIC/all-BBR: one cca
-    got = run_length.study([case["variant"]], [case["rtprop_expiry"]], [case["rtt_ms"]],
-                           [case["buffer_bdp"]], progress=False)
-    got = got.sort_values(["bbr_flows", "span", "cca"]).reset_index(drop=True)
-    assert got[["bbr_flows", "span", "cca"]].equals(want[["bbr_flows", "span", "cca"]])
-    for col in ("goodput_bps", "goodput_se_bps"):
-        assert np.allclose(got[col], want[col], rtol=1e-8, atol=1e-3), col
-
-
-@pytest.mark.slow
-def test_the_committed_step_table_is_what_the_model_computes(tmp_path, monkeypatch):
-    """Re-run one case of data/reference/fluid_step_equilibria.csv (11 mixes at 25 us):
-    the committed numbers must come back to rounding."""
-    from coexist import paths
-
-    monkeypatch.setenv("COEXIST_FLUID_CACHE", str(tmp_path))
-    committed = pd.read_csv(paths.DATA / "reference" / "fluid_step_equilibria.csv")
-    case = {"variant": "bbr1", "rtprop_expiry": True, "rtt_ms": 5.0, "buffer_bdp": 2.0}
-    mask = np.logical_and.reduce([committed[k] == v for k, v in case.items()])
-    want = committed[mask].sort_values(["bbr_flows", "cca"]).reset_index(drop=True)
-    assert len(want) == 11 * 2 - 2  # every mix; all-CUBIC and all-BBR have one algorithm
-    got = run_length.study([case["variant"]], [case["rtprop_expiry"]], [case["rtt_ms"]],
-                           [case["buffer_bdp"]], step_s=2.5e-5,
-                           spans={"short": run_length.SPANS["short"]}, progress=False)
-    got = got.sort_values(["bbr_flows", "cca"]).reset_index(drop=True)
-    assert got[["bbr_flows", "span", "cca"]].equals(want[["bbr_flows", "span", "cca"]])
-    for col in ("goodput_bps", "goodput_se_bps"):
-        assert np.allclose(got[col], want[col], rtol=1e-8, atol=1e-3), col
-
-
 def test_equilibria_by_step_compares_the_same_cases():
     nan = np.nan
     coarse = _table(([10, 10, 10, nan], [nan, 10.5, 9.0, 8.0]),
@@ -122,3 +80,42 @@ def test_equilibria_by_step_compares_the_same_cases():
     assert r.coarse_point == [1] and r.coarse_within == [0, 1]
     assert r.fine_point == [0] and r.point_moved and r.fine_in_coarse
     assert run_length.equilibria_by_step(coarse, fine.assign(rtt_ms=5.0)).empty
+
+
+def _rerun_matches(table: str, case: dict, n_rows: int, tmp_path, monkeypatch, **study) -> None:
+    """Re-run ``case`` (every mix) of the committed ``data/reference/<table>.csv`` with
+    :func:`run_length.study` and ``study``'s options: the model is deterministic, so the
+    committed numbers must come back to rounding. A change to the model that moves them
+    fails here until the benchmark script that wrote the table is run again."""
+    from coexist import paths
+
+    monkeypatch.setenv("COEXIST_FLUID_CACHE", str(tmp_path))
+    committed = pd.read_csv(paths.DATA / "reference" / f"{table}.csv")
+    mask = np.logical_and.reduce([committed[k] == v for k, v in case.items()])
+    order = ["bbr_flows", "span", "cca"]
+    want = committed[mask].sort_values(order).reset_index(drop=True)
+    assert len(want) == n_rows
+    got = run_length.study([case["variant"]], [case["rtprop_expiry"]], [case["rtt_ms"]],
+                           [case["buffer_bdp"]], progress=False, **study)
+    got = got.sort_values(order).reset_index(drop=True)
+    assert got[order].equals(want[order])
+    for col in ("goodput_bps", "goodput_se_bps"):
+        assert np.allclose(got[col], want[col], rtol=1e-8, atol=1e-3), col
+
+
+@pytest.mark.slow
+def test_the_committed_run_length_table_is_what_the_model_computes(tmp_path, monkeypatch):
+    """One case of fluid_run_length.csv: all 11 mixes for 240 s, read over both spans (the
+    all-CUBIC and all-BBR mixes have one algorithm each)."""
+    _rerun_matches("fluid_run_length",
+                   {"variant": "bbr1", "rtprop_expiry": True, "rtt_ms": 40.0, "buffer_bdp": 2.0},
+                   11 * 2 * 2 - 2 * 2, tmp_path, monkeypatch)
+
+
+@pytest.mark.slow
+def test_the_committed_step_table_is_what_the_model_computes(tmp_path, monkeypatch):
+    """One case of fluid_step_equilibria.csv: all 11 mixes at 25 us over the book's span."""
+    _rerun_matches("fluid_step_equilibria",
+                   {"variant": "bbr1", "rtprop_expiry": True, "rtt_ms": 5.0, "buffer_bdp": 2.0},
+                   11 * 2 - 2, tmp_path, monkeypatch, step_s=2.5e-5,
+                   spans={"short": run_length.SPANS["short"]})

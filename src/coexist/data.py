@@ -385,44 +385,35 @@ def _reference_resources(data_dir: Path) -> list[dict]:
     ] + _model_resources(ref, data_dir)
 
 
-#: outputs of this project's own model too costly to recompute at every build, each made
-#: by a script in ``benchmarks/`` that writes ``<name>.csv`` and its provenance ``<name>.json``
-MODEL_OUTPUTS = {
+#: tables under ``reference/`` that this project made itself, each ``<name>.csv`` with how it
+#: was made in ``<name>.json``: the model's outputs too costly to recompute at every build
+#: (made by a script in ``benchmarks/``; a test re-runs some rows of each), and the first
+#: edition's conclusions (quoted from that edition's files)
+OWN_TABLES = {
     "fluid_run_length": "the fluid model's equilibrium-search runs read over 120 s and "
-                        "240 s: per-flow goodput and its standard error per mix",
+                        "240 s: per-flow goodput and its standard error per mix (csv), and "
+                        "how they were made (json)",
     "fluid_step_equilibria": "the fluid model's equilibrium-search runs at half the "
-                             "figures' step: per-flow goodput and its standard error per mix",
+                             "figures' step: per-flow goodput and its standard error per mix "
+                             "(csv), and how they were made (json)",
+    "first_edition": "the first edition's fluid-model conclusions, quoted from that "
+                     "edition's files (csv), and how (json)",
 }
 
 
-def _edition_resources(ref: Path, data_dir: Path) -> list[dict]:
-    """The first edition's fluid-model conclusions, quoted with their sources
-    (``reference/first_edition.csv``; the changes page sets them beside the claims)."""
-    meta_path = ref / "first_edition.json"
-    if not meta_path.exists():
-        return []
-    files = [ref / "first_edition.csv", meta_path]
-    return [{"name": "first-edition", "path": [_rel(f, data_dir) for f in files],
-             "format": "csv", "description": "the first edition's fluid-model conclusions, "
-             "quoted from that edition's files (csv), and how (json)",
-             "sha256": {_rel(f, data_dir): sha256(f) for f in files},
-             "provenance": json.loads(meta_path.read_text())}]
-
-
 def _model_resources(ref: Path, data_dir: Path) -> list[dict]:
-    """:data:`MODEL_OUTPUTS` under ``reference/``, with the provenance their scripts
-    recorded; a test re-runs some rows of each."""
+    """:data:`OWN_TABLES` under ``reference/``, each with the provenance recorded beside it."""
     out = []
-    for name, what in MODEL_OUTPUTS.items():
+    for name, what in OWN_TABLES.items():
         meta_path = ref / f"{name}.json"
         if not meta_path.exists():
             continue
         files = [ref / f"{name}.csv", meta_path]
         out.append({"name": name.replace("_", "-"), "path": [_rel(f, data_dir) for f in files],
-                    "format": "csv", "description": f"{what} (csv), and how they were made "
-                    "(json)", "sha256": {_rel(f, data_dir): sha256(f) for f in files},
+                    "format": "csv", "description": what,
+                    "sha256": {_rel(f, data_dir): sha256(f) for f in files},
                     "provenance": json.loads(meta_path.read_text())})
-    return out + _edition_resources(ref, data_dir)
+    return out
 
 
 def _external_resources(data_dir: Path) -> list[dict]:

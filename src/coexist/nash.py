@@ -25,6 +25,17 @@ CUBIC, BBR = "cubic", "bbr"
 SPREAD_Z = 2.0
 
 
+def _check_flows(names: tuple[str, str], cubic: np.ndarray, bbr: np.ndarray) -> None:
+    """Per-mix values must be finite and >= 0 wherever the mix has such a flow: CUBIC in
+    mixes ``0..n-1``, BBR in ``1..n`` (the other entries are never read)."""
+    n = cubic.shape[-1] - 1
+    for name, part in ((names[0], cubic[..., :n]), (names[1], bbr[..., 1:])):
+        if np.any(~np.isfinite(part)) or np.any(part < 0):
+            raise ParameterError(
+                f"parameter {name!r} must be finite and >= 0 for every mix with such a flow"
+            )
+
+
 def equilibrium_mask(cubic_bps, bbr_bps, tol: float = 0.0, cubic_se=None, bbr_se=None,
                      z: float = SPREAD_Z) -> np.ndarray:
     """Which mixes pass the unilateral-deviation test, vectorised over leading axes.
@@ -50,15 +61,7 @@ def equilibrium_mask(cubic_bps, bbr_bps, tol: float = 0.0, cubic_se=None, bbr_se
             f"2 mixes on the last axis; got {cubic.shape} and {bbr.shape}"
         )
     n = cubic.shape[-1] - 1
-    for name, arr, valid in (
-        ("cubic_bps", cubic, np.s_[..., :n]),
-        ("bbr_bps", bbr, np.s_[..., 1:]),
-    ):
-        part = arr[valid]
-        if np.any(~np.isfinite(part)) or np.any(part < 0):
-            raise ParameterError(
-                f"parameter {name!r} must be finite and >= 0 for every mix with such a flow"
-            )
+    _check_flows(("cubic_bps", "bbr_bps"), cubic, bbr)
     tol = float(check_array("tol", tol, low=0.0))
     z = float(check_array("z", z, low=0.0))
     if (cubic_se is None) != (bbr_se is None):
@@ -72,11 +75,7 @@ def equilibrium_mask(cubic_bps, bbr_bps, tol: float = 0.0, cubic_se=None, bbr_se
             raise ParameterError(
                 f"parameters 'cubic_se' and 'bbr_se' must have the shape of the throughputs "
                 f"{cubic.shape}; got {cse.shape} and {bse.shape}")
-        for name, arr, valid in (("cubic_se", cse, np.s_[..., :n]),
-                                 ("bbr_se", bse, np.s_[..., 1:])):
-            if np.any(~np.isfinite(arr[valid])) or np.any(arr[valid] < 0):
-                raise ParameterError(f"parameter {name!r} must be finite and >= 0 for every "
-                                     "mix with such a flow")
+        _check_flows(("cubic_se", "bbr_se"), cse, bse)
         # the switch between mix k (CUBIC flow) and mix k + 1 (BBR flow) compares these two
         noise = z * np.hypot(cse[..., :n], bse[..., 1:])
     ok = np.ones(cubic.shape, dtype=bool)

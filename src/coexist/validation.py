@@ -81,13 +81,16 @@ def initial_windows(ccas: Sequence[str], *, bdp_pkts: float, buffer_pkts: float,
 
 def _config(pair: tuple[str, str], *, capacity_mbps: float, rtt_min_ms: float,
             rtt_max_ms: float, n_flows: int, buffer_bdp: float, duration_s: float,
-            aqm: str = "droptail", start: str = "paper", reading: str = "published",
+            aqm: str = "droptail", start: str = "paper", reading: str | None = None,
             rtprop_expiry: bool = False, cubic_recovery: bool = False):
     """The fluid dumbbell of the metrics figures: RTTs spread evenly over the range, flows
     alternating between the pair's algorithms, starting as ``start`` says
     (:func:`initial_windows`); in the published reading, as the authors' code starts,
-    with ``post_loss`` setting every sender's initial window as it says."""
+    with ``post_loss`` setting every sender's initial window as it says. ``reading`` None is
+    the fluid model's default (:data:`.fluid.solve.DEFAULT_READING`)."""
     from .fluid import published, solve
+
+    reading = solve.DEFAULT_READING if reading is None else reading
 
     rtts = list(np.linspace(rtt_min_ms, rtt_max_ms, n_flows) / 1e3)
     pps = capacity_mbps * 1e6 / (8 * solve.PACKET_BYTES)
@@ -111,7 +114,7 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
                   n_flows: int, buffers_bdp: Sequence[float], duration_s: float,
                   warmup_s: float, aqms: Sequence[str] = ("droptail", "red"),
                   pairs: Collection[str] | None = None, start: str = "paper",
-                  reading: str = "published", rtprop_expiry: bool = False,
+                  reading: str | None = None, rtprop_expiry: bool = False,
                   cubic_recovery: bool = False) -> pd.DataFrame:
     """The five metrics from the fluid model for every pair (or only ``pairs``, labels
     as :func:`pair_label` gives them), AQM and buffer.
@@ -144,7 +147,8 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
 def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
                           rtt_max_ms: float, n_flows: int, buffers_bdp: Sequence[float],
                           windows: Sequence[tuple[float, float]], start: str = "paper",
-                          reading: str = "published") -> tuple[pd.DataFrame, pd.DataFrame]:
+                          reading: str | None = None
+                          ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """How the model's drop-tail queue settles after its start, for one pair (a label as
     :func:`pair_label` gives it): per buffer, the mean queue share over every (start, end)
     window of one run as long as the last window ends, and that run's loss episodes

@@ -144,7 +144,7 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
                     step_s: float = 5e-5, workers: int | None = None,
                     versions: Sequence[bool] = (False, True),
                     cubic_recovery: bool = False,
-                 reading: str = solve.DEFAULT_READING) -> pd.DataFrame:
+                    reading: str = solve.DEFAULT_READING) -> pd.DataFrame:
     """BBR's share in 1 CUBIC vs 1 BBRv1 (:func:`two_flow_bbr_share`) at every capacity,
     RTT and buffer, for each of ``versions`` (``rtprop_expiry`` off: as published; on:
     with the Linux RTprop expiry), with CUBIC as published or, with ``cubic_recovery``,
@@ -234,21 +234,28 @@ def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, va
     cfg, groups = _mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
                               duration_s, step_s, rtprop_expiry, cubic_recovery, reading)
     tr = solve.run(cfg)
-    pf = metrics.per_flow(tr, warmup_s)
-    pf["group"] = groups
-    pf["cca"] = np.where(pf["cca"] == "cubic", nash.CUBIC, nash.BBR)
+    out = group_goodput(tr, warmup_s, groups)
     agg = metrics.aggregate(tr, warmup_s)
-    out = (pf.groupby(["group", "cca"], as_index=False)
-           .agg(goodput_bps=("goodput_bps", "mean"), flows=("flow", "size")))
-    # standard error of each per-flow average from its batch means (metrics.goodput_batches)
-    batch = metrics.goodput_batches(tr, warmup_s, BATCHES)
-    out["goodput_se_bps"] = [
-        float(batch[:, (pf["group"] == g) & (pf["cca"] == c)].mean(axis=1).std(ddof=1)
-              / np.sqrt(BATCHES)) for g, c in zip(out["group"], out["cca"], strict=True)]
     out["utilisation"] = agg["utilisation"]
     out["loss_rate"] = agg["loss_rate"]
     out["queue_share"] = agg["queue_share"]
     out["queue_delay_s"] = agg["queue_delay_s"]
+    return out
+
+
+def group_goodput(tr: solve.Trace, warmup_s: float, groups: Sequence[int]) -> pd.DataFrame:
+    """Per (group, algorithm) of a run: the per-flow goodput after ``warmup_s``
+    (:func:`.metrics.per_flow`), its standard error from the run's batch means
+    (:func:`.metrics.goodput_batches`, :data:`BATCHES` of them), and the number of flows."""
+    pf = metrics.per_flow(tr, warmup_s)
+    pf["group"] = list(groups)
+    pf["cca"] = np.where(pf["cca"] == "cubic", nash.CUBIC, nash.BBR)
+    out = (pf.groupby(["group", "cca"], as_index=False)
+           .agg(goodput_bps=("goodput_bps", "mean"), flows=("flow", "size")))
+    batch = metrics.goodput_batches(tr, warmup_s, BATCHES)
+    out["goodput_se_bps"] = [
+        float(batch[:, (pf["group"] == g) & (pf["cca"] == c)].mean(axis=1).std(ddof=1)
+              / np.sqrt(BATCHES)) for g, c in zip(out["group"], out["cca"], strict=True)]
     return out
 
 

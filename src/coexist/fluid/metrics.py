@@ -68,6 +68,18 @@ def aggregate(tr: Trace, warmup_s: float = 2.0) -> dict:
     }
 
 
+BITS = 8 * 1500  # bits per packet of the traces' rates
+
+
+def _goodput_pps(tr: Trace, i: int) -> np.ndarray:
+    """Flow ``i``'s goodput at every sample (packets/s): its sending rate thinned by the loss
+    its fluid meets at the queue one forward delay later (eqs. 1-2)."""
+    dt = tr.t[1] - tr.t[0]
+    idx = np.arange(len(tr.t))
+    at_queue = np.minimum(idx + int(round(tr.config.flows[i].d_f / dt)), len(idx) - 1)
+    return tr.rate_pps[:, i] * (1 - tr.loss[at_queue])
+
+
 def per_flow(tr: Trace, warmup_s: float = 2.0) -> pd.DataFrame:
     """Average sending rate and goodput (bit/s) of each flow over ``t >= warmup_s``, and its
     share of the goodput.
@@ -77,14 +89,9 @@ def per_flow(tr: Trace, warmup_s: float = 2.0) -> pd.DataFrame:
     sending rate whenever nothing is dropped.
     """
     late = _after(tr, warmup_s)
-    dt = tr.t[1] - tr.t[0]
-    idx = np.arange(len(tr.t))
-    bits = 8 * 1500
-    rates = tr.rate_pps[late].mean(axis=0) * bits
-    good = np.empty(len(tr.config.flows))
-    for i, f in enumerate(tr.config.flows):
-        at_queue = np.minimum(idx + int(round(f.d_f / dt)), len(idx) - 1)
-        good[i] = (tr.rate_pps[:, i] * (1 - tr.loss[at_queue]))[late].mean() * bits
+    rates = tr.rate_pps[late].mean(axis=0) * BITS
+    good = np.array([_goodput_pps(tr, i)[late].mean() * BITS
+                     for i in range(len(tr.config.flows))])
     return pd.DataFrame({"flow": np.arange(len(rates)),
                          "cca": [f.cca for f in tr.config.flows],
                          "rtt_s": [f.d_p for f in tr.config.flows],
@@ -105,12 +112,8 @@ def goodput_batches(tr: Trace, warmup_s: float = 2.0, batches: int = 4) -> np.nd
     late = np.flatnonzero(_after(tr, warmup_s))
     if len(late) < batches:
         raise invalid("batches", batches, f"at most the {len(late)} samples after the warm-up")
-    dt = tr.t[1] - tr.t[0]
-    idx = np.arange(len(tr.t))
-    good = np.empty((len(late), len(tr.config.flows)))
-    for i, f in enumerate(tr.config.flows):
-        at_queue = np.minimum(idx + int(round(f.d_f / dt)), len(idx) - 1)
-        good[:, i] = (tr.rate_pps[:, i] * (1 - tr.loss[at_queue]))[late] * 8 * 1500
+    good = np.column_stack([_goodput_pps(tr, i)[late] * BITS
+                            for i in range(len(tr.config.flows))])
     return np.stack([part.mean(axis=0) for part in np.array_split(good, batches)])
 
 

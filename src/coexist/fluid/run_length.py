@@ -14,30 +14,29 @@ equilibria.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
 import pandas as pd
 
 from .. import nash
 from ..params import invalid
-from . import cache, equilibria, metrics, solve
+from . import cache, equilibria, solve
 
 #: the book's runs (120 s, averaged after 30 s) and the runs twice as long they are checked
 #: against (240 s, averaged after 60 s)
 SPANS = {"short": (30.0, 120.0), "long": (60.0, 240.0)}
 
 
-def _window(tr: solve.Trace, start_s: float, end_s: float) -> solve.Trace:
-    """The part of a trace with ``t < end_s`` (a run of ``end_s`` seconds), for
-    :mod:`.metrics` to average after ``start_s``."""
+def _window(tr: solve.Trace, end_s: float) -> solve.Trace:
+    """The part of a trace with ``t < end_s``: the run of ``end_s`` seconds."""
     keep = tr.t < end_s
-    return solve.Trace(tr.config, tr.t[keep], tr.rate_pps[keep], tr.window_pkts[keep],
-                       tr.rtt_s[keep], tr.queue_pkts[keep], tr.loss[keep],
-                       tr.arrival_pps[keep], {k: v[keep] for k, v in tr.bbr.items()})
+    return dataclasses.replace(tr, t=tr.t[keep],
+                               **{k: getattr(tr, k)[keep] for k in solve.Trace.OUTPUTS},
+                               bbr={k: v[keep] for k, v in tr.bbr.items()})
 
 
 def run_mix(variant: str, rtprop_expiry: bool, rtt_ms: float, buffer_bdp: float,
@@ -55,16 +54,9 @@ def run_mix(variant: str, rtprop_expiry: bool, rtt_ms: float, buffer_bdp: float,
         tr = solve.run(cfg)
         rows = []
         for span, (start, stop) in spans.items():
-            part = _window(tr, start, stop)
-            batch = metrics.goodput_batches(part, start, equilibria.BATCHES)
-            for cca in ("cubic", "bbr"):
-                cols = [(f.cca == "cubic") == (cca == "cubic") for f in cfg.flows]
-                if not any(cols):
-                    continue
-                means = batch[:, cols].mean(axis=1)
-                rows.append({"span": span, "cca": cca, "goodput_bps": float(means.mean()),
-                             "goodput_se_bps": float(means.std(ddof=1)
-                                                     / np.sqrt(len(means)))})
+            g = equilibria.group_goodput(_window(tr, stop), start, [0] * n_flows)
+            rows += [{"span": span, "cca": r.cca, "goodput_bps": float(r.goodput_bps),
+                      "goodput_se_bps": r.goodput_se_bps} for r in g.itertuples()]
         return rows
 
     inputs = {"config": repr(cfg), "spans": {k: list(v) for k, v in spans.items()},
@@ -145,3 +137,16 @@ def equilibria_by_span(table: pd.DataFrame, z: float = nash.SPREAD_Z) -> pd.Data
         out["point_moved"] = out["long_point"] != out["short_point"]
         rows.append(out)
     return pd.DataFrame(rows)
+
+
+def reference_checks(z: float = nash.SPREAD_Z) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The committed checks of the figures' equilibrium searches (S-Step, M-F11):
+    :func:`equilibria_by_span` of ``data/reference/fluid_run_length.csv`` and
+    :func:`equilibria_by_step` of it against ``data/reference/fluid_step_equilibria.csv``
+    (the scripts in ``benchmarks/`` write both)."""
+    from .. import paths
+
+    spans = pd.read_csv(paths.DATA / "reference" / "fluid_run_length.csv")
+    fine = pd.read_csv(paths.DATA / "reference" / "fluid_step_equilibria.csv")
+    return equilibria_by_span(spans, z), equilibria_by_step(spans, fine, z=z)
+
