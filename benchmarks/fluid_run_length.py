@@ -21,13 +21,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-from coexist import data, paths
+from coexist import data, paths, provenance
 from coexist.fluid import cache, run_length, solve
 
 OUT = paths.DATA / "reference"
@@ -37,20 +33,18 @@ STEP_S = 5e-5
 
 
 def save(name: str, table, *, step_s: float, spans: dict, wall_s: float) -> None:
-    """Write ``data/reference/<name>.csv`` and its provenance ``<name>.json``, and refresh
-    the datapackage (shared by this script and ``fluid_step_equilibria.py``)."""
+    """Write ``data/reference/<name>.csv`` and its provenance ``<name>.json`` (the project's
+    record, :func:`coexist.provenance.collect`: command, commit and local changes, kernel,
+    CPU, interpreter, packages, time; plus the model and grid), and refresh the datapackage
+    (shared by this script and ``fluid_step_equilibria.py``)."""
     OUT.mkdir(parents=True, exist_ok=True)
     table.to_csv(OUT / f"{name}.csv", index=False, float_format="%.10g")
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True,
-                            text=True).stdout.strip()
-    meta = {"command": f"python benchmarks/{Path(sys.argv[0]).name}",
+    meta = {**provenance.collect(tools=False),
             "model": "coexist.fluid, reading " + solve.DEFAULT_READING,
-            "fluid_source_sha256": cache.code_hash(), "git_commit": commit,
+            "fluid_source_sha256": cache.code_hash(),
             "grid": GRID, "n_flows": 10, "capacity_bps": 100e6, "step_s": step_s,
             "spans": {k: {"warmup_s": a, "duration_s": b} for k, (a, b) in spans.items()},
-            "host": {"machine": platform.machine(), "python": sys.version.split()[0]},
-            "wall_s": round(wall_s, 1),
-            "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            "wall_s": round(wall_s, 1)}
     (OUT / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
     data.write_datapackage()
     print(f"{len(table)} rows, {wall_s:.0f} s: {OUT / f'{name}.csv'}")
