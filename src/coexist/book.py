@@ -7,10 +7,19 @@ on a machine with several cores the long fluid-model pages then run side by side
 figure notebook also writes its tidy table and SVG into ``_build/figures`` during the build,
 so the committed tables can be checked against what the book shows without executing the
 notebooks a second time (:func:`coexist.runner.check_built`).
+
+A rebuild executes only what changed. The build keeps Sphinx's environment, and Sphinx
+re-reads (so re-executes) only the pages whose source changed; a page that quotes a
+notebook's claims (``{glue}`` roles) is re-read with that notebook (:mod:`coexist.sphinxext`
+records the dependency). What a page's source does not show is keyed here
+(:func:`inputs_key`): the package's source, ``data/``, the committed figure tables and
+claims, the pins and the build's options. When that key changes, or with ``fresh``
+(what CI's full tier asks for), every page executes again from an empty environment.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -21,12 +30,32 @@ from unittest.mock import patch
 from .params import ParameterError
 from .paths import BUNDLED_ONLY, MANIFEST, TABLES_ENV, tables_dir  # noqa: F401 (re-exported)
 
+#: what a page's execution reads besides its own source: hashed by :func:`inputs_key`
+INPUTS = ("src", "data", "notebooks/expected", "requirements.txt", "environment.yml",
+          "pyproject.toml")
+#: where a build stores the key of the inputs it executed its pages with
+KEY_FILE = Path("_build") / "inputs.sha256"
+
+
+def inputs_key(root: Path, **options: object) -> str:
+    """sha256 over every file under :data:`INPUTS` (path and content) and ``options``."""
+    h = hashlib.sha256(json.dumps(options, sort_keys=True).encode())
+    for name in INPUTS:
+        top = root / name
+        files = sorted(top.rglob("*")) if top.is_dir() else [top] if top.exists() else []
+        for path in files:
+            if path.is_file() and "__pycache__" not in path.parts:
+                h.update(path.relative_to(root).as_posix().encode() + b"\0")
+                h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
 
 def build(
     root: Path = Path("."),
     jobs: int | None = None,
     bundled_only: bool = False,
     strict: bool = True,
+    fresh: bool = False,
 ) -> int:
     """Build ``root``'s book into ``root/_build/html``; return Sphinx's status (0 is success).
 
@@ -34,7 +63,8 @@ def build(
     ``bundled_only`` keeps external data (the FABRIC results a reader may have fetched) out
     of every page, as ``coexist figures --check`` does, so the tables written into
     ``_build/figures`` are comparable with the committed ones. ``strict`` turns warnings
-    into errors after the whole book is built (``-W -n --keep-going``).
+    into errors after the whole book is built (``-W -n --keep-going``). ``fresh`` executes
+    every page even if nothing it reads changed since the last build.
     """
     from jupyter_book.sphinx import build_sphinx
 
@@ -47,13 +77,18 @@ def build(
     for path in (config, toc):
         if not path.exists():
             raise ParameterError(f"no {path.name} in {root}: not a book directory")
-    html = root / "_build" / "html"
-    tables = root / "_build" / "figures"
-    shutil.rmtree(html, ignore_errors=True)
-    shutil.rmtree(tables, ignore_errors=True)
-    tables.mkdir(parents=True)
+    built = root / "_build"
+    html, tables, key_file = built / "html", built / "figures", root / KEY_FILE
+    key = inputs_key(root, bundled_only=bundled_only, strict=strict)
+    fresh = fresh or not key_file.exists() or key_file.read_text().strip() != key
+    if fresh:  # everything a page's execution left behind goes with the environment
+        for old in (html, tables, built / ".doctrees", built / "jupyter_execute"):
+            shutil.rmtree(old, ignore_errors=True)
+        key_file.unlink(missing_ok=True)
+    tables.mkdir(parents=True, exist_ok=True)
     (tables / MANIFEST).write_text(json.dumps(
-        {"bundled_only": bundled_only, "jobs": jobs, "started": time.time()}) + "\n")
+        {"bundled_only": bundled_only, "jobs": jobs, "fresh": fresh,
+         "started": time.time()}) + "\n")
     env = {TABLES_ENV: str(tables)}
     if bundled_only:
         env[BUNDLED_ONLY] = "1"
@@ -68,11 +103,13 @@ def build(
             builder="html",
             warningiserror=strict,
             keep_going=strict,
-            freshenv=True,
+            freshenv=fresh,
             jobs=jobs,
         )
     if isinstance(result, BaseException):
         raise RuntimeError(f"the book build failed: {result!r} (see the output above)") from result
+    if not result:  # only a build that succeeded may be reused
+        key_file.write_text(key + "\n")
     return int(result or 0)
 
 

@@ -100,7 +100,8 @@ def _claims(args: argparse.Namespace) -> int:
 def _book(args: argparse.Namespace) -> int:
     from . import book
 
-    status = book.build(Path(args.dir), jobs=args.jobs, bundled_only=args.bundled_only)
+    status = book.build(Path(args.dir), jobs=args.jobs, bundled_only=args.bundled_only,
+                        fresh=args.fresh)
     if status:
         print(f"coexist book: the build reported errors or warnings (status {status}); "
               "see the output above", file=sys.stderr)
@@ -466,6 +467,8 @@ def build_parser() -> argparse.ArgumentParser:
     bk.add_argument("--bundled-only", action="store_true",
                     help="leave fetched external data out, as `figures --check` does")
     bk.add_argument("--dir", default=".", help="the book's directory (default: .)")
+    bk.add_argument("--fresh", action="store_true",
+                    help="execute every page again, even if nothing it reads changed")
     bk.set_defaults(func=_book)
 
     model = sub.add_parser("model", help="closed-form model what-ifs")

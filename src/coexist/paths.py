@@ -24,10 +24,6 @@ TABLES_ENV = "COEXIST_BOOK_TABLES"
 MANIFEST = "build.json"
 #: set while checking or accepting figures: notebooks then use bundled data only
 BUNDLED_ONLY = "COEXIST_BUNDLED_ONLY"
-#: written into the tables directory when a book build starts
-MANIFEST = "build.json"
-#: set while checking or accepting figures: notebooks then use bundled data only
-BUNDLED_ONLY = "COEXIST_BUNDLED_ONLY"
 
 
 def tables_dir() -> Path | None:

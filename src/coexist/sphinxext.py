@@ -1,5 +1,5 @@
 """Sphinx extension for the book: serve MathJax and Vega from the build itself, never from
-a CDN.
+a CDN, and re-read a page that quotes a notebook's claims whenever that notebook changes.
 
 MathJax 3 comes from the pinned ``django-static-mathjax`` wheel (it ships the ``es5``
 bundle); the SVG-output component needs no web fonts, so the book renders equations with
@@ -10,6 +10,7 @@ every static SVG).
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -77,9 +78,31 @@ def _declare_parallel_safe(app: Sphinx) -> None:
             ext.parallel_read_safe = True
 
 
+#: a ``{glue}`` role or directive that names another page's notebook
+GLUE_FROM = re.compile(r"\{glue(?::\w+)?\}`([^`:]+\.ipynb)::")
+
+
+def _note_glue_sources(app: Sphinx, docname: str, source: list[str]) -> None:
+    """A page quoting ``other.ipynb::key`` depends on that notebook: a rebuild that
+    re-executes the notebook re-reads the page too, so its quoted values follow."""
+    here = Path(app.env.doc2path(docname)).parent
+    for rel in set(GLUE_FROM.findall(source[0])):
+        app.env.note_dependency(str((here / rel).resolve()))
+
+
+def _forget_glue_read_before(app: Sphinx) -> None:
+    """myst-nb keeps the last glue files it read in memory (an ``lru_cache``); a second
+    build in the same process must read them again, or pages keep the values of the first."""
+    from myst_nb.ext.glue.crossref import read_glue_cache
+
+    read_glue_cache.cache_clear()
+
+
 def setup(app: Sphinx) -> dict:
     mathjax_source()  # fail at start-up, not after a long build, if MathJax is missing
     app.connect("builder-inited", _declare_parallel_safe)
+    app.connect("source-read", _note_glue_sources)
+    app.connect("builder-inited", _forget_glue_read_before)
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_vega)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
