@@ -56,6 +56,7 @@ def build(
     bundled_only: bool = False,
     strict: bool = True,
     fresh: bool = False,
+    scheduler: str | None = None,
 ) -> int:
     """Build ``root``'s book into ``root/_build/html``; return Sphinx's status (0 is success).
 
@@ -64,7 +65,9 @@ def build(
     of every page, as ``coexist figures --check`` does, so the tables written into
     ``_build/figures`` are comparable with the committed ones. ``strict`` turns warnings
     into errors after the whole book is built (``-W -n --keep-going``). ``fresh`` executes
-    every page even if nothing it reads changed since the last build.
+    every page even if nothing it reads changed since the last build. ``scheduler`` (a Dask
+    scheduler's address) sends the pages' fluid-model runs to its cluster
+    (:mod:`coexist.fluid.fanout`); the stored pages and runs are the same either way.
     """
     from jupyter_book.sphinx import build_sphinx
 
@@ -72,6 +75,10 @@ def build(
         jobs = os.cpu_count() or 1
     if jobs < 1:
         raise ParameterError(f"parameter 'jobs' is {jobs}; valid range: an integer >= 1")
+    if scheduler is not None:
+        from .fluid import fanout
+
+        fanout.reach(scheduler)  # before anything is removed or executed
     root = root.resolve()
     config, toc = root / "_config.yml", root / "_toc.yml"
     for path in (config, toc):
@@ -92,6 +99,10 @@ def build(
     env = {TABLES_ENV: str(tables)}
     if bundled_only:
         env[BUNDLED_ONLY] = "1"
+    if scheduler is not None:
+        from .fluid.fanout import SCHEDULER_ENV
+
+        env[SCHEDULER_ENV] = scheduler  # the kernels inherit it
     with patch.dict(os.environ, env):  # the kernels inherit it
         result = build_sphinx(
             str(root),

@@ -55,6 +55,8 @@ def _figures(args: argparse.Namespace) -> int:
         for r in runner.check_built(Path(args.built)):
             print(f"{r.id}: {r.csv}  [matches committed table]")
         return 0
+    if args.scheduler:
+        _check_scheduler(args.scheduler)
     results = runner.run(
         args.only,
         [tuple(p) for p in args.param],
@@ -62,6 +64,8 @@ def _figures(args: argparse.Namespace) -> int:
         check=args.check,
         accept=args.accept,
         progress=not args.quiet,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
     )
     for r in results:
         print(f"{r.id}: {r.svg} {r.csv}" + ("  [matches committed table]" if args.check else ""))
@@ -100,8 +104,10 @@ def _claims(args: argparse.Namespace) -> int:
 def _book(args: argparse.Namespace) -> int:
     from . import book
 
+    if args.scheduler:
+        _check_scheduler(args.scheduler)
     status = book.build(Path(args.dir), jobs=args.jobs, bundled_only=args.bundled_only,
-                        fresh=args.fresh)
+                        fresh=args.fresh, scheduler=args.scheduler)
     if status:
         print(f"coexist book: the build reported errors or warnings (status {status}); "
               "see the output above", file=sys.stderr)
@@ -448,6 +454,11 @@ def build_parser() -> argparse.ArgumentParser:
     fig.add_argument("--accept", action="store_true",
                      help="copy regenerated tables and SVGs over the committed ones")
     fig.add_argument("--quiet", action="store_true", help="no progress bar")
+    fig.add_argument("--jobs", type=_number("jobs", int, low=1), default=1,
+                     help="notebooks executed at once (default: 1)")
+    fig.add_argument("--scheduler", metavar="ADDRESS",
+                     help="Dask scheduler address: the notebooks' fluid-model runs go to its "
+                          "cluster")
     fig.add_argument("--built", metavar="DIR",
                      help="with --check: compare the tables a book build wrote into DIR "
                           "(_build/figures) instead of executing the notebooks again")
@@ -469,6 +480,8 @@ def build_parser() -> argparse.ArgumentParser:
     bk.add_argument("--dir", default=".", help="the book's directory (default: .)")
     bk.add_argument("--fresh", action="store_true",
                     help="execute every page again, even if nothing it reads changed")
+    bk.add_argument("--scheduler", metavar="ADDRESS",
+                    help="Dask scheduler address: the pages' fluid-model runs go to its cluster")
     bk.set_defaults(func=_book)
 
     model = sub.add_parser("model", help="closed-form model what-ifs")

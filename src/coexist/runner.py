@@ -143,8 +143,18 @@ def run(
     check: bool = False,
     accept: bool = False,
     progress: bool = True,
+    jobs: int = 1,
+    scheduler: str | None = None,
 ) -> list[FigureResult]:
-    """Regenerate the selected figures; with ``check`` compare, with ``accept`` commit them."""
+    """Regenerate the selected figures; with ``check`` compare, with ``accept`` commit them.
+
+    ``jobs`` notebooks execute at once. With ``scheduler`` (a Dask scheduler's address) the
+    fluid-model runs inside every notebook go to that cluster
+    (:mod:`coexist.fluid.fanout`); the notebooks themselves run here.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .fluid import fanout
     from .progress import tqdm
 
     entries = select(ids)
@@ -153,15 +163,26 @@ def run(
         raise ParameterError(
             "--check/--accept compare with the committed default-parameter tables; drop -p"
         )
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ParameterError(f"parameter 'jobs' is {jobs!r}; valid range: an integer >= 1")
+    if scheduler is not None:
+        fanout.reach(scheduler)  # before any notebook starts
     results = []
-    bar = tqdm(entries, desc="figures", unit="fig", disable=not progress)
+    bar = tqdm(total=len(entries), desc="figures", unit="fig", disable=not progress)
     # committed tables come from bundled data only, so the check is the same on every
     # machine whatever external data (the FABRIC reproduction's) it has cached
-    only_bundled = {BUNDLED_ONLY: "1"} if (check or accept) else {}
-    with patch.dict(os.environ, only_bundled):
-        for e in bar:
-            bar.set_postfix_str(e.id)
-            res = run_one(e, overrides[e.id], out_dir)
+    env = {BUNDLED_ONLY: "1"} if (check or accept) else {}
+    if scheduler is not None:
+        env[fanout.SCHEDULER_ENV] = scheduler  # the kernels inherit it
+
+    def one(e: Entry) -> FigureResult:
+        res = run_one(e, overrides[e.id], out_dir)
+        bar.update()
+        bar.set_postfix_str(e.id)
+        return res
+
+    with patch.dict(os.environ, env), ThreadPoolExecutor(jobs) as pool:
+        for e, res in zip(entries, pool.map(one, entries), strict=True):
             if check:
                 res.problems = compare_figure(e, out_dir, EXPECTED)
             if accept:
@@ -174,6 +195,7 @@ def run(
                 else:
                     (EXPECTED / made.name).unlink(missing_ok=True)
             results.append(res)
+    bar.close()
     if check:
         _fail_on_problems(results)
     return results

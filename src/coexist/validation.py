@@ -124,19 +124,25 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
     :data:`STARTS`; the paper's equal share of one BDP by default), as the model has no
     start-up phase.
     """
-    from .fluid import cache, metrics, solve
+    from .fluid import cache, fanout, metrics, solve
     from .progress import tqdm
 
     chosen = _named_pairs(pairs)
     rows = []
     jobs = list(itertools.product(chosen, aqms, buffers_bdp))
-    for (a, b), aqm, buf in tqdm(jobs, desc="fluid settings", unit="run", disable=None):
-        cfg = _config((a, b), capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms,
-                      rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
-                      duration_s=duration_s, aqm=aqm, start=start, reading=reading,
-                      rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery)
-        m = cache.memo("aggregate", {"config": repr(cfg), "warmup_s": float(warmup_s)},
-                       lambda cfg=cfg: metrics.aggregate(solve.run(cfg), warmup_s))
+    configs = [_config((a, b), capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms,
+                       rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
+                       duration_s=duration_s, aqm=aqm, start=start, reading=reading,
+                       rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery)
+               for (a, b), aqm, buf in jobs]
+
+    def one(cfg: solve.Config) -> dict:
+        return cache.memo("aggregate", {"config": repr(cfg), "warmup_s": float(warmup_s)},
+                          lambda: metrics.aggregate(solve.run(cfg), warmup_s))
+
+    results = tqdm(fanout.imap(one, configs), total=len(jobs), desc="fluid settings",
+                   unit="run", disable=None)
+    for ((a, b), aqm, buf), m in zip(jobs, results, strict=True):
         rows.append({"pair": pair_label([a, b]), "aqm": aqm, "buffer_bdp": float(buf),
                      "jain": m["jain"], "loss_rate": m["loss_rate"],
                      "queue_share": m["queue_share"], "utilisation": m["utilisation"],

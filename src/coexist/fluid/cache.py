@@ -30,11 +30,16 @@ ROOT = paths.ROOT
 ENV = "COEXIST_FLUID_CACHE"
 
 
+#: modules of the package that compute no stored value: this memo, and where runs execute
+NOT_MODEL = ("cache.py", "fanout.py")
+
+
 @functools.lru_cache(maxsize=1)
 def code_hash() -> str:
-    """sha256 over the fluid-model package's source files."""
+    """sha256 over the fluid-model package's source files (those that compute values:
+    scheduling the runs elsewhere does not change them, :data:`NOT_MODEL`)."""
     h = hashlib.sha256()
-    for path in sorted(PACKAGE.glob("*.py")):
+    for path in sorted(p for p in PACKAGE.glob("*.py") if p.name not in NOT_MODEL):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()

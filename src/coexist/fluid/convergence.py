@@ -10,16 +10,14 @@ reading of the model (:mod:`.published` or :mod:`.solve`'s printed reading).
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..params import invalid
-from . import cache, metrics, published, solve
+from . import cache, fanout, metrics, published, solve
 
 CAPACITY_PPS = 100e6 / (published.MSS_BYTES * 8)
 
@@ -87,8 +85,7 @@ def study(steps_us: Sequence[float], *, duration_s: float, warmup_s: float,
     if not 0 <= warmup_s < duration_s:
         raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < duration_s = {duration_s:g}")
     jobs = list(itertools.product(settings, readings, steps_us))
-    with ThreadPoolExecutor(min(len(jobs), os.cpu_count() or 1)) as pool:
-        rows = list(pool.map(lambda j: run_one(*j, duration_s, warmup_s), jobs))
+    rows = fanout.map_list(lambda j: run_one(*j, duration_s, warmup_s), jobs)
     return pd.DataFrame(rows)
 
 

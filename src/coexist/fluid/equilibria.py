@@ -14,16 +14,14 @@ same unilateral-deviation test that judges the closed-form predictions and our m
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
 
 from .. import nash
 from ..params import invalid
-from . import cache, metrics, published, solve
+from . import cache, fanout, metrics, published, solve
 
 BBR_VARIANTS = ("bbr1", "bbr2")
 
@@ -170,8 +168,8 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
                                   warmup_s=warmup_s, step_s=step_s, rtprop_expiry=expiry,
                                   cubic_recovery=cubic_recovery, reading=reading)
 
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        states = pd.DataFrame(list(pool.map(one, jobs))).rename(columns={"share": "bbr_share"})
+    states = pd.DataFrame(fanout.map_list(one, jobs, workers)).rename(
+        columns={"share": "bbr_share"})
     table = pd.DataFrame(jobs, columns=["capacity_bps", "rtt_s", "buffer_bdp", "rtprop_expiry"])
     table["cubic_recovery"] = bool(cubic_recovery)
     table["reading"] = reading
@@ -312,9 +310,8 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
         t.insert(1, "mix", [m] * len(t))
         return t
 
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        parts = list(tqdm(pool.map(one, jobs), total=len(jobs), disable=not progress,
-                          desc=f"fluid mixes ({variant})", unit="run"))
+    parts = list(tqdm(fanout.imap(one, jobs, workers), total=len(jobs), disable=not progress,
+                      desc=f"fluid mixes ({variant})", unit="run"))
     table = pd.concat(parts, ignore_index=True)
     table["mix_label"] = table["mix"].map(nash.mix_label)
     table["rtt_s"] = table["group"].map(dict(enumerate(rtts)))

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
 from .. import nash
 from ..params import invalid
-from . import cache, equilibria, solve
+from . import cache, equilibria, fanout, solve
 
 #: the book's runs (120 s, averaged after 30 s) and the runs twice as long they are checked
 #: against (240 s, averaged after 60 s)
@@ -80,12 +78,12 @@ def study(variants: Sequence[str], expiries: Sequence[bool], rtts_ms: Sequence[f
         raise invalid("n_flows", n_flows, "2..100 flows")
     jobs = list(itertools.product(variants, expiries, rtts_ms, buffers_bdp,
                                   range(n_flows + 1)))
-    with ThreadPoolExecutor(workers or os.cpu_count() or 1) as pool:
-        parts = list(tqdm(pool.map(lambda j: run_mix(*j, n_flows=n_flows,
-                                                     capacity_bps=capacity_bps,
-                                                     step_s=step_s, spans=spans), jobs),
-                          total=len(jobs), disable=not progress, desc="run length",
-                          unit="run"))
+    def one(job: tuple) -> list[dict]:
+        return run_mix(*job, n_flows=n_flows, capacity_bps=capacity_bps, step_s=step_s,
+                       spans=spans)
+
+    parts = list(tqdm(fanout.imap(one, jobs, workers), total=len(jobs), disable=not progress,
+                      desc="run length", unit="run"))
     return pd.DataFrame([r for p in parts for r in p])
 
 
