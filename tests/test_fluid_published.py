@@ -102,14 +102,14 @@ def test_printed_reading_refuses_a_bbr2_phase():
 def test_published_reading_needs_a_source_latency_of_a_step():
     flows = (solve.Flow("cubic", 0.0, 0.03),)
     with pytest.raises(ParameterError, match="d_f"):
-        published.simulate(solve.Config(PPS, 500.0, flows, duration_s=1.0,
+        solve.simulate_published(solve.Config(PPS, 500.0, flows, duration_s=1.0,
                                         reading="published"))
 
 
 def test_run_dispatches_to_the_published_kernel_and_is_deterministic():
     cfg = _config()
     a, b = solve.run(cfg), solve.run(cfg)
-    tr, m = published.simulate(cfg)
+    tr, m = solve.simulate_published(cfg)
     np.testing.assert_array_equal(a.rate_pps, b.rate_pps)
     np.testing.assert_array_equal(a.rate_pps, tr.rate_pps)
     assert np.all((a.queue_pkts >= 0) & (a.queue_pkts <= 500.0))
@@ -170,7 +170,7 @@ def _two_flows(expiry: bool, recovery: bool):
     flows = (solve.Flow("cubic", 0.001, rtt - 0.001), solve.Flow("bbr1", 0.001, rtt - 0.001))
     cfg = solve.Config(PPS, float(round(5 * PPS * rtt)), flows, duration_s=60.0,
                        reading="published", rtprop_expiry=expiry, cubic_recovery=recovery)
-    return published.simulate(cfg, 10.0)
+    return solve.simulate_published(cfg, 10.0)
 
 
 def test_rtprop_expiry_lets_bbrs_estimate_rise_with_the_queue():
@@ -192,7 +192,7 @@ def test_cubic_recovery_cuts_once_per_episode_and_keeps_the_link_full():
     flows = (solve.Flow("cubic", 0.001, 0.079),)
     cfg = solve.Config(PPS, float(round(2 * PPS * 0.080)), flows, duration_s=30.0,
                        reading="published", cubic_recovery=True)
-    tr, m = published.simulate(cfg, 10.0)
+    tr, m = solve.simulate_published(cfg, 10.0)
     assert m["utilization"] > 0.99
     w = tr.window_pkts[:, 0]
     late = tr.t > 10.0

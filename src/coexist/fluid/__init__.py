@@ -12,9 +12,13 @@ seconds.
   paper's structure: ``network`` (eqs. 1-8), ``reno`` (eq. 39), ``cubic`` (eqs. 40-41);
   each works on floats and NumPy arrays alike.
 
-``convergence`` runs either reading at several steps; ``metrics`` computes the paper's
-aggregate metrics from a trace; ``equilibria`` searches Nash equilibria of the CUBIC/BBR
-choice; ``stability`` holds the reduced models of §5; ``cache`` memoises runs on disk;
-``reference`` integrates the printed reading step by step in NumPy, the yardstick of
-``solve``'s compiled kernel.
+``solve`` holds the configuration (``Config``, ``Flow``), the trace and ``run``, which
+integrates either reading (the published one through ``published.integrate``, the kernel
+of the authors' equations). ``authors`` compares runs with the authors' code's outputs;
+``convergence`` and ``run_length`` run either reading at several steps and run lengths;
+``metrics`` computes the paper's aggregate metrics from a trace; ``equilibria`` searches
+Nash equilibria of the CUBIC/BBR choice; ``stability`` holds the reduced models of §5;
+``cache`` memoises runs on disk; ``fanout`` runs a sweep's independent runs on threads or
+a Dask cluster; ``reference`` integrates the printed reading step by step in NumPy, the
+yardstick of ``solve``'s compiled kernel.
 """

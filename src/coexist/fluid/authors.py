@@ -103,7 +103,7 @@ def config(run: pd.Series, run_flows: pd.DataFrame, step_s: float | None = None)
 def compare(run: pd.Series, run_flows: pd.DataFrame, step_s: float | None = None) -> dict:
     """Our published reading on ``run``: its metrics beside the authors', the largest
     difference of any flow's share, and whether each is within :data:`TOLERANCES`."""
-    _, m = published.simulate(config(run, run_flows, step_s), run.warmup_s)
+    _, m = solve.simulate_published(config(run, run_flows, step_s), run.warmup_s)
     ours_share = m["rates_pps"] / m["rates_pps"].sum()
     theirs_share = run_flows.sort_values("flow")["share"].to_numpy()
     row = {"run": run.run, "group": run.group, "ccas": run.ccas, "aqm": run.aqm,

@@ -128,7 +128,8 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
     the first step counted in the metrics; ``every`` the sampling stride; ``w0`` initial
     windows; ``x0_est`` BBR's initial bandwidth estimate; ``w_hi0`` BBRv2's initial
     inflight_hi; ``tstr0`` the initial period start (ms). ``expiry`` and ``recovery`` are
-    the two Linux mechanisms of :func:`simulate` (off: the code as published).
+    the two Linux mechanisms of :func:`.solve.simulate_published` (off: the code as
+    published).
     """
     n = cca.shape[0]
     d_max = dd.max()
@@ -478,52 +479,3 @@ def start(ccas: Sequence[str], rtts_s: Sequence[float], buffer_pkts: float,
     if "bbr2" in ccas:
         kw["bbr2_phase"] = paper_phases(len(ccas), seed)
     return kw
-
-
-def simulate(cfg, warmup_s: float = 0.0):
-    """Integrate ``cfg`` (a :class:`.solve.Config` with ``reading="published"``).
-
-    Returns the sampled :class:`.solve.Trace` and the authors' metrics over
-    ``t >= warmup_s``, computed on every step as their ``analyze_trace`` does: mean queue
-    (packets), Jain index of the flows' mean rates, loss (dropped over sent volume, from the
-    continuous loss signal), utilisation, jitter (mean change of flow 0's RTT per ms, ms) and
-    each flow's mean rate (packets/s).
-    """
-    from .solve import BBR_FIELDS, CCAS, Trace, initial_windows
-
-    cfg.check()
-    h = round(cfg.step_s * 1e3, 12)  # ms
-    n = len(cfg.flows)
-    d0 = np.array([round(f.d_f * 1e3, 9) for f in cfg.flows])
-    dd = np.array([round(f.d_p * 1e3, 9) for f in cfg.flows])
-    if not (d0 >= h).all():
-        raise invalid("flows[].d_f", float(d0.min()) / 1e3,
-                      f">= step_s ({cfg.step_s:g} s): the link reads each rate d_f back")
-    cap = cfg.capacity_pps / 1e3
-    n_steps = int(cfg.duration_s * 1000 / h)
-    start = int(warmup_s * 1000 / h)
-    if not 0 <= start < n_steps:
-        raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < duration_s = {cfg.duration_s:g}")
-    every = max(1, int(round(cfg.sample_s * 1e3 / h)))
-    w0 = (initial_windows(cfg) if cfg.initial_window is not None else dd * cap / n)
-    cca = np.array([CCAS[f.cca] for f in cfg.flows], dtype=np.int64)  # RENO ... BBR2
-    phase = np.broadcast_to(np.asarray(cfg.bbr2_phase, dtype=float), (n,))
-    tstr0 = np.where((cca == BBR2).any(), -10.0 * dd - phase * 1000.0, 0.0)
-    out, link, m, rate_sum = integrate(
-        cca, d0, dd, cap, float(cfg.buffer_pkts), cfg.aqm == "red", h, n_steps, start, every,
-        w0, w0 / dd[0], cfg.inflight_hi_factor * w0, tstr0, cfg.rtprop_expiry,
-        cfg.cubic_recovery)
-    counted = n_steps - start
-    jitter_n = len(range(start + int(1 / h), n_steps, int(1 / h)))
-    rates = rate_sum / counted
-    summary = {"avg_queue_pkts": m[0] / counted, "loss": m[1] / m[2] if m[2] > 0 else 0.0,
-               "utilization": m[3] / counted,
-               "jain": float(rates.sum() ** 2 / (n * (rates ** 2).sum())),
-               "jitter_ms": m[4] / jitter_n if jitter_n else float("nan"),
-               "rates_pps": rates * 1e3}
-    t = np.arange(link.shape[1]) * every * h / 1e3
-    scale = np.array([1e3, 1.0, 1e-3, 1e3, 1e3, 1e-3, 1.0, 1.0, 1e3, 1.0, 1.0, 1.0])
-    out = out * scale[:, None, None]
-    bbr = {name: out[3 + j] for j, name in enumerate(BBR_FIELDS)}
-    trace = Trace(cfg, t, out[0], out[1], out[2], link[0], link[1], link[2] * 1e3, bbr)
-    return trace, summary

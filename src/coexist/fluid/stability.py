@@ -135,7 +135,7 @@ def full_model(case: str, n: int, *, capacity_pps: float, d_s: float) -> dict[st
     flows = tuple(solve.Flow(cca, d_s / 6, d_s * 5 / 6) for _ in range(n))
     cfg = solve.Config(capacity_pps, buffer_dc * dc, flows, duration_s=duration,
                        reading="published", bbr2_phase=phases)
-    tr, m = published.simulate(cfg, warmup)
+    tr, m = solve.simulate_published(cfg, warmup)
     sel = (tr.t >= warmup) & ~(tr.bbr["m_prt"] > 0.5).any(axis=1)
     y, p = tr.arrival_pps[sel], tr.loss[sel]
     if case == "bbr1_deep":
