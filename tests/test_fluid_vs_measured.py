@@ -6,25 +6,25 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coexist import data, measured, validation
+from coexist import data, fluid_vs_measured, measured
 from coexist.params import ParameterError
 
 RUN = data.DATA / "runs" / "two_flow" / "50mbit-40ms-b2-cubic1-bbr1-r0"
 
 
 def test_pair_labels_follow_the_paper_order():
-    assert validation.pair_label(["bbr1", "cubic", "bbr1"]) == "CUBIC/BBRv1"
-    assert validation.pair_label(["reno"] * 3) == "Reno/Reno"
-    assert validation.pair_label(["bbr2", "reno"]) == "Reno/BBRv2"
+    assert fluid_vs_measured.pair_label(["bbr1", "cubic", "bbr1"]) == "CUBIC/BBRv1"
+    assert fluid_vs_measured.pair_label(["reno"] * 3) == "Reno/Reno"
+    assert fluid_vs_measured.pair_label(["bbr2", "reno"]) == "Reno/BBRv2"
     with pytest.raises(ParameterError, match="ccas"):
-        validation.pair_label(["reno", "cubic", "bbr1"])
+        fluid_vs_measured.pair_label(["reno", "cubic", "bbr1"])
     with pytest.raises(ParameterError, match="ccas"):
-        validation.pair_label(["vegas"])
+        fluid_vs_measured.pair_label(["vegas"])
 
 
 @pytest.mark.skipif(not RUN.exists(), reason="bundled run not present")
 def test_run_metrics_of_a_stored_run_agree_with_its_summary():
-    m = validation.run_metrics(RUN)
+    m = fluid_vs_measured.run_metrics(RUN)
     s = json.loads((RUN / "summary.json").read_text())
     assert m["utilisation"] == s["utilisation"] and m["jain"] == s["jain_index"]
     assert 0 < m["loss_rate"] < 0.05 and 0 < m["queue_share"] <= 1
@@ -54,15 +54,15 @@ def test_measured_metrics_group_ten_sender_runs_by_pair(monkeypatch, tmp_path):
             rows.append(r)
     table = pd.DataFrame(rows)
     monkeypatch.setattr(measured, "campaign_table", lambda name, data_dir=None: table)
-    runs = tmp_path / "runs" / validation.CAMPAIGN
+    runs = tmp_path / "runs" / fluid_vs_measured.CAMPAIGN
     for key in "abc":
         (runs / key).mkdir(parents=True)
         for f in ("summary.json", data.RUN_FILES["queue"]):
             (runs / key / f).write_bytes((RUN / f).read_bytes())
-    out = validation.measured_metrics(30.0, data_dir=tmp_path)
+    out = fluid_vs_measured.measured_metrics(30.0, data_dir=tmp_path)
     assert out.key.tolist() == ["a"] and out.pair.tolist() == ["CUBIC/BBRv1"]
-    assert out.loc[0, "utilisation"] == validation.run_metrics(RUN)["utilisation"]
-    assert validation.measured_metrics(10.0, data_dir=tmp_path).key.tolist() == ["b"]
+    assert out.loc[0, "utilisation"] == fluid_vs_measured.run_metrics(RUN)["utilisation"]
+    assert fluid_vs_measured.measured_metrics(10.0, data_dir=tmp_path).key.tolist() == ["b"]
 
 
 def test_spread_and_accuracy():
@@ -70,7 +70,7 @@ def test_spread_and_accuracy():
                             "repeat": [0, 1], "key": ["x", "y"], "jain": [0.8, 0.9],
                             "loss_rate": [0.01, 0.03], "queue_share": [0.5, 0.7],
                             "utilisation": [0.98, 1.0]})
-    s = validation.spread(per_run)
+    s = fluid_vs_measured.spread(per_run)
     jain = s[s.metric == "jain"].iloc[0]
     assert (jain["mean"], jain["min"], jain["max"], jain["n_runs"]) == pytest.approx(
         (0.85, 0.8, 0.9, 2))
@@ -78,15 +78,15 @@ def test_spread_and_accuracy():
                           "buffer_bdp": [2.0, 2.0], "jain": [0.95, 0.1],
                           "loss_rate": [0.0, 0.5], "queue_share": [0.6, 0.1],
                           "utilisation": [1.0, 1.0], "jitter_ms": [1.0, 1.0]})
-    acc = validation.accuracy(model, s).set_index("metric")
+    acc = fluid_vs_measured.accuracy(model, s).set_index("metric")
     assert acc.loc["jain", "mean_error"] == pytest.approx(0.10)  # drop-tail only
     assert acc.loc["loss_rate", "mean_abs_error"] == pytest.approx(0.02)
     assert (acc["buffers"] == 1).all()
-    assert validation.accuracy(model, validation.spread(per_run.iloc[:0])).empty
+    assert fluid_vs_measured.accuracy(model, fluid_vs_measured.spread(per_run.iloc[:0])).empty
 
 
 def test_model_metrics_cover_every_pair_in_range():
-    t = validation.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
+    t = fluid_vs_measured.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
                                  n_flows=4, buffers_bdp=[2.0], duration_s=3.0, warmup_s=1.0,
                                  aqms=("droptail",))
     assert len(t) == 10 and t.pair.nunique() == 10
@@ -99,8 +99,8 @@ def test_model_metrics_cover_every_pair_in_range():
 def test_run_trace_is_normalised_like_the_paper():
     s = json.loads((RUN / "summary.json").read_text())
     p = s["params"]
-    tr = validation.run_trace(RUN, flow=1)
-    assert set(tr.quantity) == set(validation.TRACE_QUANTITIES)
+    tr = fluid_vs_measured.run_trace(RUN, flow=1)
+    assert set(tr.quantity) == set(fluid_vs_measured.TRACE_QUANTITIES)
     late = tr[(tr.t_s > p["warmup_s"]) & (tr.t_s <= p["duration_s"])]
     by = late.groupby("quantity").percent
     # the mean goodput over the intervals is the flow's goodput, in % of the capacity
@@ -111,7 +111,7 @@ def test_run_trace_is_normalised_like_the_paper():
     assert 0 <= by.mean()["loss_pct"] < 5
     assert by.mean()["window_pct"] > 50  # BBR keeps at least about one BDP in flight
     with pytest.raises(ParameterError, match="flow"):
-        validation.run_trace(RUN, flow=2)
+        fluid_vs_measured.run_trace(RUN, flow=2)
 
 
 def _long(pair, buffers, values, metric="jain"):
@@ -139,14 +139,14 @@ def test_trend_agreement_judges_only_clear_measured_trends():
     meas = pd.concat([_long("Reno/Reno", bufs, [0.1, 0.2, 0.3, 0.9]),      # same direction
                       _long("CUBIC/CUBIC", bufs, [0.9, 0.8, 0.2, 0.1]),    # opposite
                       _long("Reno/CUBIC", bufs, [0.5, 0.5, 0.5, 0.5])])    # no trend
-    t = validation.trend_agreement(model, meas).set_index("pair")
+    t = fluid_vs_measured.trend_agreement(model, meas).set_index("pair")
     assert t.loc["Reno/Reno", "agree"] is True and t.loc["Reno/Reno", "rho_measured"] == 1.0
     assert t.loc["CUBIC/CUBIC", "agree"] is False
     assert t.loc["CUBIC/CUBIC", "rho_measured"] == pytest.approx(-1.0)
     assert t.loc["Reno/CUBIC", "agree"] is None  # constant measured side: no verdict
     assert (t["rho_model"] == 1.0).all() and (t["buffers"] == 4).all()
     # two buffers are too few to call a trend
-    short = validation.trend_agreement(model, meas[meas.buffer_bdp <= 2.0])
+    short = fluid_vs_measured.trend_agreement(model, meas[meas.buffer_bdp <= 2.0])
     assert short["agree"].isna().all()
 
 
@@ -155,10 +155,10 @@ def test_ranking_agreement_and_error_by_metric():
     model = _model([(p, 2.0, v) for p, v in zip(pairs, [0.9, 0.5, 0.7], strict=True)])
     same = pd.concat([_long(p, [2.0], [v]) for p, v in zip(pairs, [0.8, 0.4, 0.6], strict=True)])
     rev = pd.concat([_long(p, [2.0], [v]) for p, v in zip(pairs, [0.4, 0.8, 0.6], strict=True)])
-    assert validation.ranking_agreement(model, same)["rho"].tolist() == [pytest.approx(1.0)]
-    assert validation.ranking_agreement(model, rev)["rho"].tolist() == [pytest.approx(-1.0)]
-    assert validation.ranking_agreement(model, same.iloc[:2]).empty  # too few pairs
-    err = validation.error_by_metric(model, same).set_index("metric")
+    assert fluid_vs_measured.ranking_agreement(model, same)["rho"].tolist() == [pytest.approx(1.0)]
+    assert fluid_vs_measured.ranking_agreement(model, rev)["rho"].tolist() == [pytest.approx(-1.0)]
+    assert fluid_vs_measured.ranking_agreement(model, same.iloc[:2]).empty  # too few pairs
+    err = fluid_vs_measured.error_by_metric(model, same).set_index("metric")
     assert err.loc["jain", "mean_abs_error"] == pytest.approx(0.1)  # drop-tail rows only
     assert err.loc["jain", "settings"] == 3
 
@@ -168,43 +168,44 @@ def test_tiny_changes_and_spreads_are_not_judged():
     model = _model([("Reno/Reno", b, v) for b, v in zip(bufs, [0.9, 0.8, 0.7, 0.6],
                                                         strict=True)])
     creep = _long("Reno/Reno", bufs, [0.97, 0.98, 0.985, 0.99])  # ordered, 2 % of its scale
-    (row,) = validation.trend_agreement(model, creep).itertuples()
+    (row,) = fluid_vs_measured.trend_agreement(model, creep).itertuples()
     assert row.rho_measured == 1.0 and row.agree is None
-    assert validation.trend_agreement(model, creep, min_change=0.01)["agree"].tolist() == [False]
+    agree = fluid_vs_measured.trend_agreement(model, creep, min_change=0.01)["agree"]
+    assert agree.tolist() == [False]
     # loss rates: small numbers, but a clear trend on their own scale
     loss = _long("Reno/Reno", bufs, [0.04, 0.02, 0.01, 0.0])
-    assert validation.trend_agreement(model, loss)["agree"].tolist() == [True]
+    assert fluid_vs_measured.trend_agreement(model, loss)["agree"].tolist() == [True]
     noise = _long("Reno/Reno", bufs, [0.0004, 0.0003, 0.0001, 0.0])  # below the floor
-    assert validation.trend_agreement(model, noise)["agree"].isna().all()
+    assert fluid_vs_measured.trend_agreement(model, noise)["agree"].isna().all()
     pairs = ["Reno/Reno", "CUBIC/CUBIC", "Reno/CUBIC"]
     flat = _model([(p, 2.0, v) for p, v in zip(pairs, [0.99, 0.995, 1.0], strict=True)])
     wide = pd.concat([_long(p, [2.0], [v]) for p, v in zip(pairs, [0.2, 0.5, 0.9],
                                                            strict=True)])
-    assert validation.ranking_agreement(flat, wide).empty  # the model spreads them by 0.01
-    assert len(validation.ranking_agreement(flat, wide, min_spread=0.005)) == 1
+    assert fluid_vs_measured.ranking_agreement(flat, wide).empty  # the model spreads them by 0.01
+    assert len(fluid_vs_measured.ranking_agreement(flat, wide, min_spread=0.005)) == 1
 
 
 def test_measured_window_is_the_campaigns_and_the_stored_runs():
     """The model can be run over the window the measured runs are averaged over: the
     campaign's warm-up to 0.5 s before its end, as every stored 10-sender run has it."""
     for rtt_min in (30.0, 10.0):
-        start, end = validation.measured_window(rtt_min)
-        for key in validation.measured_metrics(rtt_min)["key"][:5]:
-            p = json.loads((data.DATA / "runs" / validation.CAMPAIGN / key / "summary.json")
+        start, end = fluid_vs_measured.measured_window(rtt_min)
+        for key in fluid_vs_measured.measured_metrics(rtt_min)["key"][:5]:
+            p = json.loads((data.DATA / "runs" / fluid_vs_measured.CAMPAIGN / key / "summary.json")
                            .read_text())["params"]
             assert (start, end) == (p["warmup_s"], p["duration_s"] - 0.5)
-    assert validation.measured_window(30.0) == (5.0, 19.5)
+    assert fluid_vs_measured.measured_window(30.0) == (5.0, 19.5)
     with pytest.raises(ParameterError, match="'rtt_min_ms' = 25.0"):
-        validation.measured_window(25.0)
+        fluid_vs_measured.measured_window(25.0)
 
 
 def test_model_metrics_for_chosen_pairs_only():
-    t = validation.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
+    t = fluid_vs_measured.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
                                  n_flows=4, buffers_bdp=[2.0], duration_s=2.0, warmup_s=1.0,
                                  aqms=("droptail",), pairs={"CUBIC/BBRv1", "Reno/Reno"})
     assert sorted(t.pair) == ["CUBIC/BBRv1", "Reno/Reno"]
     with pytest.raises(ParameterError, match="'pairs'"):
-        validation.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
+        fluid_vs_measured.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
                                  n_flows=4, buffers_bdp=[2.0], duration_s=2.0, warmup_s=1.0,
                                  pairs={"CUBIC/BBRv3"})
 
@@ -216,7 +217,7 @@ def test_ten_cubic_senders_settle_slowly_in_the_model():
     the first shared loss episode cuts the aggregate window far below CUBIC's beta = 0.7
     although each sender loses less than one packet; later episodes cut less and less, so
     the mean queue grows from window to window until the buffer stays nearly full."""
-    shares, ep = validation.model_queue_transient(
+    shares, ep = fluid_vs_measured.model_queue_transient(
         "CUBIC/CUBIC", capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
         buffers_bdp=[2.0], windows=[(2.0, 7.0), (5.0, 19.5), (20.0, 40.0), (40.0, 60.0)],
         reading="printed")
@@ -227,7 +228,7 @@ def test_ten_cubic_senders_settle_slowly_in_the_model():
     troughs = ep["window_trough_ratio"].to_numpy()[:8]
     assert np.all(np.diff(troughs) > 0)
     with pytest.raises(ParameterError, match="'pairs'"):
-        validation.model_queue_transient("CUBIC/BBRv3", capacity_mbps=100.0, rtt_min_ms=30.0,
+        fluid_vs_measured.model_queue_transient("CUBIC/BBRv3", capacity_mbps=100.0, rtt_min_ms=30.0,
                                          rtt_max_ms=40.0, n_flows=10, buffers_bdp=[2.0],
                                          windows=[(2.0, 7.0)])
 
@@ -237,16 +238,16 @@ def test_initial_windows_paper_and_post_loss():
     post-loss start puts CUBIC at beta = 0.7 (eq. 41) and Reno at 1/2 (eq. 39) of an equal
     share of BDP + buffer, and BBR at the paper's start."""
     ccas = ["cubic", "reno", "bbr1", "bbr2"]
-    assert validation.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0,
+    assert fluid_vs_measured.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0,
                                       start="paper") == 62.5
-    assert validation.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0,
+    assert fluid_vs_measured.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0,
                                       start="post_loss") == pytest.approx(
         (0.7 * 750 / 4, 0.5 * 750 / 4, 62.5, 62.5))
-    assert validation.initial_windows(["reno"] * 100, bdp_pkts=10.0, buffer_pkts=10.0,
+    assert fluid_vs_measured.initial_windows(["reno"] * 100, bdp_pkts=10.0, buffer_pkts=10.0,
                                       start="post_loss") == (1.0,) * 100  # at least 1 packet
     with pytest.raises(ParameterError, match="'start'.*paper, post_loss"):
-        validation.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0, start="random")
-    cfg = validation._config(("cubic", "cubic"), capacity_mbps=100.0, rtt_min_ms=30.0,
+        fluid_vs_measured.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0, start="random")
+    cfg = fluid_vs_measured._config(("cubic", "cubic"), capacity_mbps=100.0, rtt_min_ms=30.0,
                              rtt_max_ms=40.0, n_flows=10, buffer_bdp=2.0, duration_s=1.0,
                              reading="printed")
     assert cfg.initial_window == pytest.approx(250.0 / 10)  # 100 Mbit/s x 30 ms: 250 packets
@@ -258,8 +259,8 @@ def test_a_post_loss_start_removes_most_of_the_cubic_transient():
     window is far above the paper start's (below 0.5 there)."""
     kw = dict(capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
               buffers_bdp=[2.0], windows=[(2.0, 7.0)], reading="printed")
-    paper, ep_paper = validation.model_queue_transient("CUBIC/CUBIC", **kw)
-    post, ep_post = validation.model_queue_transient("CUBIC/CUBIC", start="post_loss", **kw)
+    paper, ep_paper = fluid_vs_measured.model_queue_transient("CUBIC/CUBIC", **kw)
+    post, ep_post = fluid_vs_measured.model_queue_transient("CUBIC/CUBIC", start="post_loss", **kw)
     assert ep_paper.iloc[0]["window_trough_ratio"] < 0.5
     assert ep_post.iloc[0]["window_trough_ratio"] > 0.65
     assert post["queue_share"].iloc[0] > paper["queue_share"].iloc[0] + 0.3
@@ -273,15 +274,15 @@ def test_start_comparison_sets_each_start_and_window_against_the_measured_spread
                             "repeat": [0, 1], "key": ["x", "y"], "jain": [0.9, 0.95],
                             "loss_rate": [0.01, 0.02], "queue_share": [0.8, 0.9],
                             "utilisation": [0.99, 1.0]})
-    meas = validation.spread(per_run)
+    meas = fluid_vs_measured.spread(per_run)
     kw = dict(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0, n_flows=4)
-    by_metric, by_pair = validation.start_comparison(meas, windows=[(1.0, 2.0), (1.0, 3.0)],
+    by_metric, by_pair = fluid_vs_measured.start_comparison(meas, windows=[(1.0, 2.0), (1.0, 3.0)],
                                                      **kw)
     assert list(by_metric.columns) == [("paper", "1-2 s"), ("paper", "1-3 s"),
                                        ("post_loss", "1-2 s"), ("post_loss", "1-3 s")]
     assert list(by_pair.index) == ["CUBIC/CUBIC"]
-    for start in validation.STARTS:
-        m = validation.model_metrics(buffers_bdp=[2.0], duration_s=3.0, warmup_s=1.0,
+    for start in fluid_vs_measured.STARTS:
+        m = fluid_vs_measured.model_metrics(buffers_bdp=[2.0], duration_s=3.0, warmup_s=1.0,
                                      aqms=("droptail",), pairs={"CUBIC/CUBIC"}, start=start,
                                      **kw)
         assert by_pair.loc["CUBIC/CUBIC", (start, "1-3 s")] == pytest.approx(
@@ -289,18 +290,18 @@ def test_start_comparison_sets_each_start_and_window_against_the_measured_spread
         assert by_metric.loc["jain", (start, "1-3 s")] == pytest.approx(
             abs(m["jain"].iloc[0] - 0.925))
     with pytest.raises(ParameterError, match="'measured_spread'"):
-        validation.start_comparison(meas.iloc[:0], windows=[(1.0, 2.0)], **kw)
+        fluid_vs_measured.start_comparison(meas.iloc[:0], windows=[(1.0, 2.0)], **kw)
     with pytest.raises(ParameterError, match="'windows'"):
-        validation.start_comparison(meas, windows=[], **kw)
+        fluid_vs_measured.start_comparison(meas, windows=[], **kw)
 
 
 def test_measured_queue_by_window_agrees_with_run_metrics():
     """Over the measurement window, the per-window queue share is run_metrics' queue share
     (both the mean backlog over the buffer), run by run."""
-    start, end = validation.measured_window(30.0)
-    per_window = validation.measured_queue_by_window("CUBIC/CUBIC", [(start, end + 1e-9)],
+    start, end = fluid_vs_measured.measured_window(30.0)
+    per_window = fluid_vs_measured.measured_queue_by_window("CUBIC/CUBIC", [(start, end + 1e-9)],
                                                      rtt_min_ms=30.0)
-    runs = validation.measured_metrics(30.0)
+    runs = fluid_vs_measured.measured_metrics(30.0)
     runs = runs[runs["pair"] == "CUBIC/CUBIC"]
     if runs.empty:
         pytest.skip("no ten-CUBIC run stored")
@@ -317,13 +318,13 @@ def test_queue_by_window_sets_one_column_per_window_in_order_and_averages_repeat
                            "start_s": [10.0, 2.0, 10.0, 2.0, 10.0, 2.0],
                            "end_s": [20.0, 5.0, 20.0, 5.0, 20.0, 5.0],
                            "queue_share": [0.8, 0.4, 0.9, 0.6, 0.7, 0.3]})
-    view = validation.queue_by_window(shares, "measured")
+    view = fluid_vs_measured.queue_by_window(shares, "measured")
     assert list(view.columns) == ["measured 10-20 s", "measured 2-5 s"]
     assert list(view.index) == [1.0, 2.0]
     assert view.loc[2.0, "measured 10-20 s"] == pytest.approx(0.85)
     assert view.loc[2.0, "measured 2-5 s"] == pytest.approx(0.5)
     assert view.loc[1.0, "measured 2-5 s"] == pytest.approx(0.3)
-    assert validation.queue_by_window(shares.iloc[:0], "model").empty
+    assert fluid_vs_measured.queue_by_window(shares.iloc[:0], "model").empty
 
 
 def test_metrics_figures_config_in_the_published_reading():
@@ -331,12 +332,14 @@ def test_metrics_figures_config_in_the_published_reading():
     authors' code does; our post-loss start sets only the senders' initial windows."""
     kw = dict(capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
               buffer_bdp=2.0, duration_s=2.0)
-    cfg = validation._config(("cubic", "bbr2"), reading="published", rtprop_expiry=True, **kw)
+    cfg = fluid_vs_measured._config(("cubic", "bbr2"), reading="published", rtprop_expiry=True,
+                                    **kw)
     assert cfg.reading == "published" and cfg.initial_window is None and cfg.rtprop_expiry
     assert len(cfg.bbr2_phase) == 10
-    post = validation._config(("cubic", "bbr2"), reading="published", start="post_loss", **kw)
+    post = fluid_vs_measured._config(("cubic", "bbr2"), reading="published",
+                                     start="post_loss", **kw)
     assert post.reading == "published" and post.bbr2_phase == cfg.bbr2_phase
-    assert post.initial_window == validation.initial_windows(
+    assert post.initial_window == fluid_vs_measured.initial_windows(
         ["cubic", "bbr2"] * 5, bdp_pkts=250.0, buffer_pkts=500.0, start="post_loss")
 
 
@@ -351,7 +354,7 @@ def test_start_claims_name_every_metric_pair_start_and_window(tmp_path):
                              columns=cols)
     by_pair = pd.DataFrame([[-0.6, -0.4, -0.1, 0.05]],
                            index=pd.Index(["CUBIC/CUBIC"], name="pair"), columns=cols)
-    validation.start_claims("S-Test", "st", by_metric, by_pair, str(tmp_path))
+    fluid_vs_measured.start_claims("S-Test", "st", by_metric, by_pair, str(tmp_path))
     made = claims.read(tmp_path / "S-Test.claims.csv")
     assert made["st_mae_queue_share_paper_paper"].text == "0.30"
     assert made["st_mae_queue_share_post_loss_ours"].text == "0.10"
