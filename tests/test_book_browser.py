@@ -46,7 +46,7 @@ def dump_dom(page: Path, tmp: Path) -> str:
 def test_beyond_chapter_shows_the_equilibria_of_the_bundled_data():
     """The equilibrium table pasted into the beyond chapter holds one row per observed
     10-flow equilibrium in the bundled data, with the same verdict against eq. (25)."""
-    from coexist import measured
+    from coexist import measured, measured_equilibria
 
     page = HTML / "chapters" / "beyond.html"
     _need(page.exists(), "book not built: run `make book` first")
@@ -56,8 +56,8 @@ def test_beyond_chapter_shows_the_equilibria_of_the_bundled_data():
     rows = re.findall(r"<tr>(.*?)</tr>", table.group(0), re.S)[1:]
     cells = [[html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
               for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)] for r in rows]
-    expected = measured.against_region(
-        measured.observed_equilibria(measured.mix_runs(10), 10), 10)
+    expected = measured_equilibria.against_region(
+        measured_equilibria.observed_equilibria(measured.mix_runs(10), 10), 10)
     assert len(cells) == len(expected) > 0
     assert [c[1] for c in cells] == [f"{b:g}" for b in expected["buffer_bdp"]]
     assert [c[2] for c in cells] == [f"{k:g}" for k in expected["equilibrium_bbr_flows"]]

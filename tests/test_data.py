@@ -6,7 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coexist import data, measured, nash
+from coexist import (
+    comparison,
+    data,
+    measured,
+    measured_equilibria,
+    nash,
+    socket_states,
+)
 from coexist.testbed import campaign, gates
 
 CAMPAIGNS = sorted((data.DATA / "campaigns").glob("*.yaml"))
@@ -57,11 +64,11 @@ def test_runs_and_spread_and_error_by_range():
         "cca": ["cubic", "bbr", "cubic", "bbr"], "goodput_bps": [4e5, 6e5, 6e5, 4e5]})
     r = measured.runs(t)
     assert list(r["bbr_bps"]) == [6e5, 4e5] and list(r["cubic_bps"]) == [4e5, 6e5]
-    s = measured.spread(r, ["buffer_bdp"], "bbr_share")
+    s = comparison.spread(r, ["buffer_bdp"], "bbr_share")
     assert s.loc[0, "mean"] == pytest.approx(0.5) and s.loc[0, "n_runs"] == 2
     assert (s.loc[0, "min"], s.loc[0, "max"]) == (0.4, 0.6)
     pts = pd.DataFrame({"buffer_bdp": [1.0, 2.0, 3.0, 10.0], "mean": [0.5, 0.5, 0.4, 0.3]})
-    acc = measured.error_by_range(pts, {"m": np.array([np.nan, 0.6, 0.4, 0.2])})
+    acc = comparison.error_by_range(pts, {"m": np.array([np.nan, 0.6, 0.4, 0.2])})
     one_two = acc[acc.buffer_range_bdp == "1-2"].iloc[0]
     assert one_two["points"] == 1 and one_two["not_in_domain"] == 1
     assert one_two["mean_abs_error"] == pytest.approx(0.1)
@@ -69,10 +76,10 @@ def test_runs_and_spread_and_error_by_range():
     assert five_30["mean_error"] == pytest.approx(-0.1)
     # a model run at some of the measured buffers: aligned to the points, NaN elsewhere
     grid = pd.DataFrame({"buffer_bdp": [10.0, 2.0], "share": [0.25, 0.45]})
-    at = measured.model_at(grid, pts, ["buffer_bdp"], "share")
+    at = comparison.model_at(grid, pts, ["buffer_bdp"], "share")
     assert np.isnan(at[0]) and np.isnan(at[2]) and list(at[[1, 3]]) == [0.45, 0.25]
     with pytest.raises(ValueError, match="duplicate"):
-        measured.model_at(pd.concat([grid, grid]), pts, ["buffer_bdp"], "share")
+        comparison.model_at(pd.concat([grid, grid]), pts, ["buffer_bdp"], "share")
 
 
 def test_observed_equilibria_from_mixes():
@@ -82,13 +89,13 @@ def test_observed_equilibria_from_mixes():
     rows = [{"capacity_bps": 1e6, "rtt_s": 0.01, "buffer_bdp": 2.0, "n_flows": 3,
              "n_bbr": k, "cubic_bps": c, "bbr_bps": b} for k, (c, b) in goodput.items()]
     runs = pd.DataFrame(rows)
-    eq = measured.observed_equilibria(runs, 3)
+    eq = measured_equilibria.observed_equilibria(runs, 3)
     # only k=2 holds: its CUBIC flow would get 7 < 9 as BBR, a BBR flow 8 < 9.5 as CUBIC
     assert eq["equilibrium_bbr_flows"].tolist() == [2.0]
     assert eq["mixes"].tolist() == [4]
-    partial = measured.observed_equilibria(runs[runs.n_bbr != 1], 3)
+    partial = measured_equilibria.observed_equilibria(runs[runs.n_bbr != 1], 3)
     assert partial["mixes"].tolist() == [3] and partial["equilibrium_bbr_flows"].isna().all()
-    assert measured.observed_equilibria(runs, 5).empty
+    assert measured_equilibria.observed_equilibria(runs, 5).empty
 
 
 def test_against_region_rounds_the_eq25_region_outwards_and_names_the_side():
@@ -97,7 +104,7 @@ def test_against_region_rounds_the_eq25_region_outwards_and_names_the_side():
                         "buffer_bdp": [0.5, 2.0, 10.0, 10.0, 10.0],
                         "equilibrium_bbr_flows": [10.0, 10.0, 5.0, 1.0, np.nan],
                         "mixes": [11, 11, 11, 11, 7]})
-    v = measured.against_region(obs, 10)
+    v = measured_equilibria.against_region(obs, 10)
     assert len(v) == 4  # the incomplete setting (NaN) has no verdict
     assert v["verdict"].tolist() == ["no prediction", "above", "inside", "below"]
     assert np.isnan(v.loc[0, "region_lo"]) and np.isnan(v.loc[0, "flows_outside"])
@@ -110,7 +117,7 @@ def test_against_region_rounds_the_eq25_region_outwards_and_names_the_side():
     # 2 BDP: the region lies between 6 and 8 flows, so 10 flows is 2 above it
     assert (v.loc[1, "whole_lo"], v.loc[1, "whole_hi"]) == (6.0, 8.0)
     assert v["flows_outside"].tolist()[1:] == [2.0, 0.0, v.loc[3, "whole_lo"] - 1.0]
-    assert measured.against_region(obs.iloc[4:], 10).empty
+    assert measured_equilibria.against_region(obs.iloc[4:], 10).empty
 
 
 def test_against_region_does_not_widen_a_whole_number_bound_by_float_error():
@@ -120,7 +127,7 @@ def test_against_region_does_not_widen_a_whole_number_bound_by_float_error():
     assert reg["bbr_flows_sync"][0] == pytest.approx(5.0, abs=1e-12)
     obs = pd.DataFrame({"capacity_bps": 1e8, "rtt_s": 0.04, "buffer_bdp": [3.0],
                         "equilibrium_bbr_flows": [4.0], "mixes": [11]})
-    v = measured.against_region(obs, 10)
+    v = measured_equilibria.against_region(obs, 10)
     assert (v.loc[0, "whole_lo"], v.loc[0, "whole_hi"]) == (5.0, 7.0)
     assert v.loc[0, "verdict"] == "below" and v.loc[0, "flows_outside"] == 1.0
 
@@ -224,14 +231,14 @@ def test_bbr_operating_point_from_ss_samples():
     for t, cwnd, mrtt in ((10.0, 4, 0.001), (40.0, 400, 0.05), (40.5, 400, 0.04),
                           (41.0, 4, 0.04), (41.5, 400, 0.06)):
         rows.append({"t_s": t, "cca": "bbr", "cwnd": cwnd, "srtt_s": 0.1,
-                     "bbr_mrtt_s": mrtt, "acked_rate_bps": 8 * measured.MSS_BYTES * 1000})
-    op = measured.bbr_operating_point(pd.DataFrame(rows), warmup_s=30.0)
+                     "bbr_mrtt_s": mrtt, "acked_rate_bps": 8 * socket_states.MSS_BYTES * 1000})
+    op = socket_states.bbr_operating_point(pd.DataFrame(rows), warmup_s=30.0)
     assert op["samples"] == 4 and op["rtprop_s"] == pytest.approx(0.045)
     assert op["cwnd_segments"] == 400 and op["probe_rtt_share"] == 0.25
     # Little's law: 1000 segments/s x 0.1 s = 100 segments in flight, mean cwnd 301
     assert op["inflight_over_cwnd"] == pytest.approx(100 / 301)
     with pytest.raises(data.DataError, match="no BBR sample after the warm-up"):
-        measured.bbr_operating_point(pd.DataFrame(rows), warmup_s=50.0)
+        socket_states.bbr_operating_point(pd.DataFrame(rows), warmup_s=50.0)
 
 
 def test_cubic_bbr_regime_from_queue_and_ss_samples():
@@ -240,15 +247,15 @@ def test_cubic_bbr_regime_from_queue_and_ss_samples():
                             "cwnd": [1, 400, 100, 300, 7]})  # warm-up and BBR rows ignored
     queue = pd.DataFrame({"t_s": [10.0, 40.0, 40.5, 41.0, 41.5],
                           "backlog_bytes": [0.0, 10.0, 600.0, 999.0, 1000.0]})
-    r = measured.cubic_bbr_regime(sockets, queue, bdp_bytes=1000.0, warmup_s=30.0)
+    r = socket_states.cubic_bbr_regime(sockets, queue, bdp_bytes=1000.0, warmup_s=30.0)
     assert r["queue_samples"] == 4 and r["queue_below_bdp"] == 0.75
     assert r["cwnd_samples"] == 3 and r["cubic_low_over_high"] == 0.25
     with pytest.raises(data.DataError, match="after the warm-up"):
-        measured.cubic_bbr_regime(sockets, queue, bdp_bytes=1000.0, warmup_s=45.0)
+        socket_states.cubic_bbr_regime(sockets, queue, bdp_bytes=1000.0, warmup_s=45.0)
 
 
 def test_cubic_bbr_regimes_cover_every_stored_two_flow_run():
-    r = measured.cubic_bbr_regimes("two_flow")
+    r = socket_states.cubic_bbr_regimes("two_flow")
     assert len(r) == len(measured.runs(measured.campaign_table("two_flow")))
     assert r["queue_below_bdp"].between(0, 1).all()
     assert (r["cubic_low_over_high"] > 0).all() and (r["cubic_low_over_high"] <= 1).all()
@@ -259,7 +266,7 @@ def test_cubic_bbr_regimes_cover_every_stored_two_flow_run():
 def test_bbr_operating_points_are_physical_in_every_stored_run():
     checked = 0
     for name in ("two_flow", "deep_buffer", "multi_flow"):  # campaigns with one base RTT
-        op = measured.bbr_operating_points(name)
+        op = socket_states.bbr_operating_points(name)
         if op.empty:
             continue
         checked += len(op)
@@ -316,16 +323,17 @@ def test_mix_runs_pools_campaigns_as_repeats_and_refuses_unlike_runs(tmp_path):
     b = TWO_CAMPAIGNS["mix_sweep"]
     assert sorted(r["campaign"].unique()) == ["equilibrium", "mix_sweep"] and len(r) == 6
     assert r["key"].is_unique
-    alone = {c: measured.observed_equilibria(r[r.campaign == c], 2)
+    alone = {c: measured_equilibria.observed_equilibria(r[r.campaign == c], 2)
              ["equilibrium_bbr_flows"].tolist() for c in ("equilibrium", "mix_sweep")}
     assert alone == {"equilibrium": [2.0], "mix_sweep": [0.0]}
-    assert measured.observed_equilibria(r, 2)["equilibrium_bbr_flows"].tolist() == [1.0]
-    each = measured.equilibria_by_campaign(r, 2)
+    assert measured_equilibria.observed_equilibria(r, 2)["equilibrium_bbr_flows"].tolist() == [1.0]
+    each = measured_equilibria.equilibria_by_campaign(r, 2)
     assert each[["campaign", "mixes", "equilibria"]].values.tolist() == [
         ["equilibrium", 3, (2.0,)], ["mix_sweep", 3, (0.0,)]]
-    only_one = measured.equilibria_by_campaign(r[r.campaign == "equilibrium"], 2)
-    assert only_one.empty and measured.equilibria_by_campaign(r.iloc[:0], 2).empty
-    partial = measured.equilibria_by_campaign(r[(r.campaign == "equilibrium") | (r.n_bbr < 2)], 2)
+    only_one = measured_equilibria.equilibria_by_campaign(r[r.campaign == "equilibrium"], 2)
+    assert only_one.empty and measured_equilibria.equilibria_by_campaign(r.iloc[:0], 2).empty
+    partial = measured_equilibria.equilibria_by_campaign(
+        r[(r.campaign == "equilibrium") | (r.n_bbr < 2)], 2)
     assert partial.set_index("campaign")["equilibria"].to_dict() == {
         "equilibrium": (2.0,), "mix_sweep": ()}
     # a run whose flows do not all have the reference RTT is not a one-RTT mix
@@ -346,7 +354,7 @@ def test_switch_gains_runs_the_deviation_test_on_each_run_and_on_their_mean(tmp_
     # equilibria 2 (first campaign), 0 (second), 1 (mean)
     r = _two_campaigns(tmp_path)
     a, b = TWO_CAMPAIGNS["equilibrium"], TWO_CAMPAIGNS["mix_sweep"]
-    g = measured.switch_gains(r, 2).set_index(["n_bbr", "draw"])
+    g = measured_equilibria.switch_gains(r, 2).set_index(["n_bbr", "draw"])
     assert len(g) == 9 and (g["runs"] == 2).all()
     # run 1 is the equilibrium campaign's: a CUBIC flow in k=1 gets 8/7 of its 7 as BBR
     assert g.loc[(1, "run 1"), "gain"] == pytest.approx(8 / 7 - 1)
@@ -359,15 +367,15 @@ def test_switch_gains_runs_the_deviation_test_on_each_run_and_on_their_mean(tmp_
     eq = {d: sorted(g[g.equilibrium].xs(d, level="draw").index) for d in ("run 1", "run 2", "mean")}
     assert eq == {"run 1": [2], "run 2": [0], "mean": [1]}
     # draw 0 is each mix's first run: the equilibrium campaign's, listed first in MIX_CAMPAIGNS
-    order = measured.run_order(r)
+    order = measured_equilibria.run_order(r)
     assert sorted(order.groupby("draw")["campaign"].unique().map(list).tolist()) == [
         ["equilibrium"], ["mix_sweep"]]
     # the mean's verdicts are observed_equilibria's, at any tolerance
     for tol in (0.0, 0.15, 0.5):
-        t = measured.switch_gains(r, 2, tol)
-        ne = measured.observed_equilibria(r, 2, tol)["equilibrium_bbr_flows"].tolist()
+        t = measured_equilibria.switch_gains(r, 2, tol)
+        ne = measured_equilibria.observed_equilibria(r, 2, tol)["equilibrium_bbr_flows"].tolist()
         assert t[(t.draw == "mean") & t.equilibrium]["n_bbr"].astype(float).tolist() == ne
-        first = measured.observed_equilibria(r[r.campaign == "equilibrium"], 2, tol)
+        first = measured_equilibria.observed_equilibria(r[r.campaign == "equilibrium"], 2, tol)
         assert (t[(t.draw == "run 1") & t.equilibrium]["n_bbr"].astype(float).tolist()
                 == first["equilibrium_bbr_flows"].tolist())
     # within one campaign, runs in the order of their repeats (the second repeat is b's
@@ -375,35 +383,35 @@ def test_switch_gains_runs_the_deviation_test_on_each_run_and_on_their_mean(tmp_
     twice = pd.concat([_mix_table("equilibrium", 2, b).assign(
                            key=lambda t: t["key"].str.replace("-r0", "-r1"), repeat=1),
                        _mix_table("equilibrium", 2, a)])
-    t = measured.switch_gains(measured.runs(twice), 2)
-    assert t.equals(measured.switch_gains(r, 2))
+    t = measured_equilibria.switch_gains(measured.runs(twice), 2)
+    assert t.equals(measured_equilibria.switch_gains(r, 2))
     # a mix measured once leaves every mix that reads it untested (all three read k=1)
     once = measured.runs(twice[~((twice["repeat"] == 1) & (twice["n_bbr"] == 1))])
-    assert measured.switch_gains(once, 2).empty
-    assert list(measured.switch_gains(once, 2).columns) == list(t.columns)
+    assert measured_equilibria.switch_gains(once, 2).empty
+    assert list(measured_equilibria.switch_gains(once, 2).columns) == list(t.columns)
 
 
 def test_equilibrium_firmness_says_whether_each_run_alone_passes_the_test(tmp_path):
     r = _two_campaigns(tmp_path)  # equilibria 2 (run 1), 0 (run 2), 1 (their mean)
-    f = measured.equilibrium_firmness(r, 2)
+    f = measured_equilibria.equilibrium_firmness(r, 2)
     assert f[["equilibrium_bbr_flows", "runs_per_mix", "each_run"]].values.tolist() == [
         [1.0, 2, False]]
     # with the second campaign's runs made the first's, every run is an equilibrium at 2
     same = pd.concat([r[r.campaign == "equilibrium"],
                       r[r.campaign == "equilibrium"].assign(campaign="mix_sweep",
                                                             key=lambda t: t["key"] + "x")])
-    f = measured.equilibrium_firmness(same, 2)
+    f = measured_equilibria.equilibrium_firmness(same, 2)
     assert f[["equilibrium_bbr_flows", "runs_per_mix", "each_run"]].values.tolist() == [
         [2.0, 2, True]]
     # a neighbour it reads (k=1) measured once: not tested, however the runs agree
     second = same.campaign == "mix_sweep"
-    f = measured.equilibrium_firmness(same[~(second & (same.n_bbr == 1))], 2)
+    f = measured_equilibria.equilibrium_firmness(same[~(second & (same.n_bbr == 1))], 2)
     assert f[["runs_per_mix", "each_run"]].values.tolist() == [[1, None]]
     # a mix it does not read (k=0) measured once changes nothing
-    f = measured.equilibrium_firmness(same[~(second & (same.n_bbr == 0))], 2)
+    f = measured_equilibria.equilibrium_firmness(same[~(second & (same.n_bbr == 0))], 2)
     assert f[["runs_per_mix", "each_run"]].values.tolist() == [[2, True]]
     # a setting missing a mix: no equilibrium, nothing to say about firmness
-    f = measured.equilibrium_firmness(r[r.n_bbr < 2], 2)
+    f = measured_equilibria.equilibrium_firmness(r[r.n_bbr < 2], 2)
     assert f["equilibrium_bbr_flows"].isna().all() and f["each_run"].isna().all()
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coexist import measured, nash
+from coexist import measured_equilibria, nash
 from coexist.fluid import cache, equilibria
 from coexist.params import ParameterError
 
@@ -114,11 +114,11 @@ def test_observed_grouped_equilibria_from_a_campaign_table():
                 rows.append({"key": key, "capacity_bps": 1e8, "buffer_bdp": 2.0,
                              "flow_rtt_s": rtt, "cca": cca, "goodput_bps": rate})
     t = pd.DataFrame(rows)
-    ne = measured.observed_grouped_equilibria(t, [0.01, 0.03], 1)
+    ne = measured_equilibria.observed_grouped_equilibria(t, [0.01, 0.03], 1)
     assert ne.mix.tolist() == [(0, 1)]
-    partial = measured.observed_grouped_equilibria(t[t.key != "k11"], [0.01, 0.03], 1)
+    partial = measured_equilibria.observed_grouped_equilibria(t[t.key != "k11"], [0.01, 0.03], 1)
     assert partial.mixes.tolist() == [3] and partial.mix.isna().all()
-    status = measured.grouped_mix_status(t[t.key != "k11"], [0.01, 0.03], 1)
+    status = measured_equilibria.grouped_mix_status(t[t.key != "k11"], [0.01, 0.03], 1)
     verdicts = dict(zip(status.mix_label, status.status, strict=True))
     # (0, 0): the 30 ms CUBIC flow doubles as BBR; (0, 1): its BBR flow would lose 50 % as
     # CUBIC and the 10 ms CUBIC flow's move to (1, 1) is not stored
@@ -126,7 +126,7 @@ def test_observed_grouped_equilibria_from_a_campaign_table():
                         "1-0": "not an equilibrium"}
     reasons = dict(zip(status.mix_label, status.reason, strict=True))
     assert reasons["0-0"] == "a cubic flow of the 30 ms group gains 100.0% as bbr"
-    complete = measured.grouped_mix_status(t, [0.01, 0.03], 1)
+    complete = measured_equilibria.grouped_mix_status(t, [0.01, 0.03], 1)
     assert complete[complete.status == "equilibrium"].mix.tolist() == [(0, 1)]
 
 
@@ -141,11 +141,11 @@ def test_grouped_rates_average_repeats_and_drop_flows_off_the_groups():
                   "cca": "cubic", "goodput_bps": 2 * rate},
                  {"key": key, "capacity_bps": 1e8, "buffer_bdp": 10.0, "flow_rtt_s": 0.02,
                   "cca": "bbr", "goodput_bps": 99.0}]
-    g = measured.grouped_rates(pd.DataFrame(rows), [0.01, 0.03])
+    g = measured_equilibria.grouped_rates(pd.DataFrame(rows), [0.01, 0.03])
     assert g.mix.tolist() == [(1, 0), (1, 0)] and g.mix_label.tolist() == ["1-0", "1-0"]
     assert g.set_index("cca").goodput_bps.to_dict() == {"bbr": 5.0, "cubic": 10.0}
     assert g.rtt_s.tolist() == [0.01, 0.03] and g.runs.tolist() == [2, 2]
-    assert measured.grouped_rates(pd.DataFrame(), [0.01]).empty
+    assert measured_equilibria.grouped_rates(pd.DataFrame(), [0.01]).empty
 
 
 def test_mixes_can_be_restricted_and_are_checked():

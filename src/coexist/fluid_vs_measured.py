@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import data, measured
+from . import comparison, data, measured
 from .params import invalid
 
 NAMES = {"reno": "Reno", "cubic": "CUBIC", "bbr1": "BBRv1", "bbr2": "BBRv2"}
@@ -300,7 +300,7 @@ def spread(per_run: pd.DataFrame) -> pd.DataFrame:
     """Mean, min and max of every metric over the repeats of each (pair, buffer), long."""
     long = per_run.melt(id_vars=["pair", "buffer_bdp"], value_vars=list(METRICS),
                         var_name="metric", value_name="value")
-    return measured.spread(long, ["pair", "buffer_bdp", "metric"], "value")
+    return comparison.spread(long, ["pair", "buffer_bdp", "metric"], "value")
 
 
 def accuracy(model: pd.DataFrame, measured_spread: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,51 @@
+"""Measured values beside a model's: their spread over repeats, a model's value at each
+measured point, and its error per range of a setting."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def spread(per_run: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
+    """Mean, min, max and count of ``value`` over repeats of each setting in ``by``."""
+    if per_run.empty:
+        return pd.DataFrame(columns=[*by, "mean", "min", "max", "n_runs"])
+    g = per_run.groupby(by)[value]
+    return pd.DataFrame({"mean": g.mean(), "min": g.min(), "max": g.max(),
+                         "n_runs": g.size()}).reset_index()
+
+
+def error_by_range(measured: pd.DataFrame, predicted: dict[str, np.ndarray],
+                   edges: tuple[float, ...] = (1.0, 2.0, 5.0, 30.0)) -> pd.DataFrame:
+    """Mean absolute and mean signed error of each model against measured means, per buffer
+    range ``(edges[i], edges[i+1]]`` (the first range includes its lower edge).
+
+    ``measured`` has columns buffer_bdp and mean; ``predicted`` maps a model name to its
+    prediction at those buffers (NaN outside the model's domain, which is then not counted).
+    """
+    rows = []
+    b = measured["buffer_bdp"].to_numpy(dtype=float)
+    m = measured["mean"].to_numpy(dtype=float)
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        sel = ((b > lo) | (b == edges[0]) & (lo == edges[0])) & (b <= hi)
+        for model, pred in predicted.items():
+            err = np.asarray(pred, dtype=float)[sel] - m[sel]
+            ok = np.isfinite(err)
+            rows.append({"buffer_range_bdp": f"{lo:g}-{hi:g}", "model": model,
+                         "points": int(ok.sum()), "not_in_domain": int((~ok).sum()),
+                         "mean_abs_error": float(np.abs(err[ok]).mean()) if ok.any() else np.nan,
+                         "mean_error": float(err[ok].mean()) if ok.any() else np.nan})
+    return pd.DataFrame(rows)
+
+
+def model_at(model: pd.DataFrame, points: pd.DataFrame, on: list[str],
+             value: str) -> np.ndarray:
+    """A model's ``value`` at each row of ``points`` (the settings are matched exactly on
+    the columns ``on``), NaN where the model was not run: the prediction array
+    :func:`error_by_range` takes, for models computed at a grid rather than as a curve."""
+    dup = model.duplicated(on)
+    if dup.any():
+        raise ValueError(f"model has {int(dup.sum())} duplicate row(s) for the settings {on}; "
+                         "one value per setting is needed")
+    return points[on].merge(model[[*on, value]], on=on, how="left")[value].to_numpy(dtype=float)
