@@ -166,7 +166,7 @@ def test_whatif_sliders_drive_the_chart_offline(tmp_path):
     the book's own Vega bundle, moving a slider redraws it, nothing is fetched remotely."""
     from .cdp import Page
 
-    page_file = HTML / "notebooks" / "whatif.html"
+    page_file = HTML / "notebooks" / "fig_whatif.html"
     _need(page_file.exists(), "book not built: run `make book` first")
     _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
     assert "<svg" in page_file.read_text()  # the static fallback is in the page itself

@@ -70,3 +70,11 @@ def test_every_warmup_must_end_before_its_run(e):
         assert duration in defaults, f"{e.id}: which run does {name} belong to?"
         with pytest.raises(ParameterError, match=name):
             e.spec.validate({**defaults, name: defaults[duration]})
+
+
+def test_every_figure_notebook_is_named_after_its_figure():
+    from coexist import ledger
+
+    wrong = [(e.id, e.notebook) for e in ledger.FIGURES
+             if e.notebook != f"fig_{e.id.lower().replace('-', '_')}.ipynb"]
+    assert wrong == []

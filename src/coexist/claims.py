@@ -153,9 +153,9 @@ README_END = "<!-- end of findings -->"
 FINDINGS: tuple[tuple[str, str, str], ...] = (
     ("M-F1", "mf1_finding", "notebooks/fig_m_f1.ipynb"),
     ("F-Exp2", "fexp2_finding", "notebooks/fig_f_exp2.ipynb"),
-    ("F-NE", "fne_finding", "notebooks/fig_f_fabric.ipynb"),
-    ("S-Readings", "sreadings_finding", "notebooks/fluid_readings.ipynb"),
-    ("P-F1-2", "pf1_finding", "notebooks/fig_p_f1.ipynb"),
+    ("F-NE", "fne_finding", "notebooks/fig_f_ne.ipynb"),
+    ("S-Readings", "sreadings_finding", "notebooks/fig_s_readings.ipynb"),
+    ("P-F1-2", "pf1_finding", "notebooks/fig_p_f1_2.ipynb"),
     ("M-F11", "mf11_finding", "notebooks/fig_m_f11.ipynb"),
 )
 
