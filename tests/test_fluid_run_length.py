@@ -12,7 +12,7 @@ def test_a_short_run_is_the_start_of_a_long_one():
     """The solver is causal and deterministic: the spans read from one long run are the
     short runs themselves, in both options of the RTprop filter."""
     for expiry in (False, True):
-        cfgs = [equilibria._mix_config([2], 4, [0.02], 2.0, 20e6, "bbr1", d, 5e-5, expiry,
+        cfgs = [equilibria.mix_config([2], 4, [0.02], 2.0, 20e6, "bbr1", d, 5e-5, expiry,
                                        False)[0] for d in (6.0, 12.0)]
         short, long = (solve.run(c) for c in cfgs)
         cut = run_length._window(long, 6.0)

@@ -44,7 +44,7 @@ def run_mix(variant: str, rtprop_expiry: bool, rtt_ms: float, buffer_bdp: float,
     """One mix of ``n_flows`` flows (``bbr_flows`` of them BBR) run for the longest span:
     per algorithm and span, per-flow goodput (bit/s) and its standard error."""
     end = max(e for _, e in spans.values())
-    cfg, _ = equilibria._mix_config([bbr_flows], n_flows, [rtt_ms / 1e3], buffer_bdp,
+    cfg, _ = equilibria.mix_config([bbr_flows], n_flows, [rtt_ms / 1e3], buffer_bdp,
                                     capacity_bps, variant, end, step_s, rtprop_expiry, False,
                                     reading)
 

@@ -510,16 +510,9 @@ def run(cfg: Config) -> Trace:
     return Trace(cfg, t, out[0], out[1], out[2], link[0], link[1], link[2], bbr)
 
 
-def simulate_published(cfg: Config, warmup_s: float = 0.0) -> tuple[Trace, dict]:
-    """Integrate ``cfg`` (a :class:`Config` with ``reading="published"``) with the kernel of
-    :mod:`.published` (:func:`.published.integrate`).
-
-    Returns the sampled :class:`.solve.Trace` and the authors' metrics over
-    ``t >= warmup_s``, computed on every step as their ``analyze_trace`` does: mean queue
-    (packets), Jain index of the flows' mean rates, loss (dropped over sent volume, from the
-    continuous loss signal), utilisation, jitter (mean change of flow 0's RTT per ms, ms) and
-    each flow's mean rate (packets/s).
-    """
+def published_arguments(cfg: Config, warmup_s: float = 0.0) -> dict:
+    """The arguments of :func:`.published.integrate` for ``cfg`` (published reading), in ms
+    and packets as the kernel takes them, by name."""
     cfg.check()
     h = round(cfg.step_s * 1e3, 12)  # ms
     n = len(cfg.flows)
@@ -538,10 +531,26 @@ def simulate_published(cfg: Config, warmup_s: float = 0.0) -> tuple[Trace, dict]
     cca = np.array([CCAS[f.cca] for f in cfg.flows], dtype=np.int64)  # RENO ... BBR2
     phase = np.broadcast_to(np.asarray(cfg.bbr2_phase, dtype=float), (n,))
     tstr0 = np.where((cca == published.BBR2).any(), -10.0 * dd - phase * 1000.0, 0.0)
-    out, link, m, rate_sum = published.integrate(
-        cca, d0, dd, cap, float(cfg.buffer_pkts), cfg.aqm == "red", h, n_steps, start, every,
-        w0, w0 / dd[0], cfg.inflight_hi_factor * w0, tstr0, cfg.rtprop_expiry,
-        cfg.cubic_recovery)
+    return {"cca": cca, "d0": d0, "dd": dd, "capacity": cap, "buffer": float(cfg.buffer_pkts),
+            "red": cfg.aqm == "red", "h": h, "n_steps": n_steps, "start": start,
+            "every": every, "w0": w0, "x0_est": w0 / dd[0],
+            "w_hi0": cfg.inflight_hi_factor * w0, "tstr0": tstr0,
+            "expiry": cfg.rtprop_expiry, "recovery": cfg.cubic_recovery}
+
+
+def simulate_published(cfg: Config, warmup_s: float = 0.0) -> tuple[Trace, dict]:
+    """Integrate ``cfg`` (a :class:`Config` with ``reading="published"``) with the kernel of
+    :mod:`.published` (:func:`.published.integrate`).
+
+    Returns the sampled :class:`.solve.Trace` and the authors' metrics over
+    ``t >= warmup_s``, computed on every step as their ``analyze_trace`` does: mean queue
+    (packets), Jain index of the flows' mean rates, loss (dropped over sent volume, from the
+    continuous loss signal), utilisation, jitter (mean change of flow 0's RTT per ms, ms) and
+    each flow's mean rate (packets/s).
+    """
+    a = published_arguments(cfg, warmup_s)
+    h, n, n_steps, start, every = a["h"], len(cfg.flows), a["n_steps"], a["start"], a["every"]
+    out, link, m, rate_sum = published.integrate(*a.values())
     counted = n_steps - start
     jitter_n = len(range(start + int(1 / h), n_steps, int(1 / h)))
     rates = rate_sum / counted
