@@ -69,7 +69,7 @@ def run_c(exe: Path, a: dict) -> tuple[np.ndarray, np.ndarray, float]:
 def run_numba(a: dict) -> tuple[np.ndarray, np.ndarray, float]:
     args = dict(a, every=a["n_steps"])  # one sample: the loop, not the traces
     t0 = time.perf_counter()
-    _, _, metrics, rate_sum = published.integrate(*args.values())
+    _, _, metrics, rate_sum = published.integrate(**args)
     return metrics, rate_sum, time.perf_counter() - t0
 
 

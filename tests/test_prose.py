@@ -99,9 +99,6 @@ def test_readme_is_a_front_page():
     assert images and all((ROOT / i).exists() for i in images)
 
 
-GLUE = re.compile(r"\{glue(?::\w+)?\}`(?:\.\./)?notebooks/([\w-]+)\.ipynb::(\w+)(?::[^`]*)?`")
-
-
 def test_every_quoted_claim_is_committed():
     """Each ``{glue}`` role of a chapter names a claim its notebook commits, so a mistyped
     key or a claim a notebook no longer makes fails here, not only in a book build."""
@@ -110,11 +107,11 @@ def test_every_quoted_claim_is_committed():
     by_notebook = {e.path.stem: e for e in ledger.ENTRIES}
     missing = []
     for path in CHECKED:
-        for nb, key in GLUE.findall(path.read_text(encoding="utf-8")):
-            entry = by_notebook.get(nb)
+        for nb, key in claims.QUOTE.findall(path.read_text(encoding="utf-8")):
+            entry = by_notebook.get(Path(nb).stem)
             made = (ledger.EXPECTED / f"{entry.id}{claims.SUFFIX}") if entry else None
             if made is None or not made.exists() or key not in claims.read(made):
                 missing.append(f"{path.relative_to(ROOT)}: {nb}::{key}")
     assert missing == []
-    assert GLUE.findall("{glue:text}`../notebooks/fig_m_f1.ipynb::mf1_x:s`") == [
-        ("fig_m_f1", "mf1_x")]
+    assert claims.QUOTE.findall("{glue:text}`../notebooks/fig_m_f1.ipynb::mf1_x:s`") == [
+        ("../notebooks/fig_m_f1.ipynb", "mf1_x")]

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from unittest.mock import patch
 
+from .fluid import fanout
 from .params import ParameterError
 from .paths import BUNDLED_ONLY, MANIFEST, TABLES_ENV, tables_dir  # noqa: F401 (re-exported)
 
@@ -76,8 +77,6 @@ def build(
     if jobs < 1:
         raise ParameterError(f"parameter 'jobs' is {jobs}; valid range: an integer >= 1")
     if scheduler is not None:
-        from .fluid import fanout
-
         fanout.reach(scheduler)  # before anything is removed or executed
     root = root.resolve()
     config, toc = root / "_config.yml", root / "_toc.yml"
@@ -100,9 +99,7 @@ def build(
     if bundled_only:
         env[BUNDLED_ONLY] = "1"
     if scheduler is not None:
-        from .fluid.fanout import SCHEDULER_ENV
-
-        env[SCHEDULER_ENV] = scheduler  # the kernels inherit it
+        env[fanout.SCHEDULER_ENV] = scheduler
     with patch.dict(os.environ, env):  # the kernels inherit it
         result = build_sphinx(
             str(root),

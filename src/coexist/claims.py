@@ -28,6 +28,9 @@ from .params import invalid
 from .paths import tables_dir
 
 SUFFIX = ".claims.csv"
+#: how a page quotes a claim: ``{glue:text}`<notebook path>.ipynb::<key>:<format>```;
+#: groups: the notebook's path as written, the key
+QUOTE = re.compile(r"\{glue(?::\w+)?\}`([^`:]+\.ipynb)::(\w+)")
 KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 COLUMNS = ["key", "value", "text"]
 

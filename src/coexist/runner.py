@@ -11,6 +11,7 @@ import math
 import os
 import shutil
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,8 +153,6 @@ def run(
     fluid-model runs inside every notebook go to that cluster
     (:mod:`coexist.fluid.fanout`); the notebooks themselves run here.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     from .fluid import fanout
     from .progress import tqdm
 

@@ -10,12 +10,13 @@ every static SVG).
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
+
+from .claims import QUOTE
 
 _KEEP = ("tex-svg.js", "input", "output/svg", "output/svg.js", "ui", "a11y", "adaptors",
          "sre", "core.js", "loader.js", "startup.js")
@@ -78,15 +79,11 @@ def _declare_parallel_safe(app: Sphinx) -> None:
             ext.parallel_read_safe = True
 
 
-#: a ``{glue}`` role or directive that names another page's notebook
-GLUE_FROM = re.compile(r"\{glue(?::\w+)?\}`([^`:]+\.ipynb)::")
-
-
 def _note_glue_sources(app: Sphinx, docname: str, source: list[str]) -> None:
     """A page quoting ``other.ipynb::key`` depends on that notebook: a rebuild that
     re-executes the notebook re-reads the page too, so its quoted values follow."""
     here = Path(app.env.doc2path(docname)).parent
-    for rel in set(GLUE_FROM.findall(source[0])):
+    for rel in {nb for nb, _ in QUOTE.findall(source[0])}:
         app.env.note_dependency(str((here / rel).resolve()))
 
 

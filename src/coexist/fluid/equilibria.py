@@ -196,15 +196,15 @@ def _one_rtt_run(mix, group_size, rtt_s, buffer_bdp, capacity_bps, duration_s, w
                  ) -> tuple[solve.Config, solve.Trace]:
     """The BBRv1/CUBIC run of one RTT group, with a warm-up that leaves part of it."""
     cfg, _ = mix_config(mix, group_size, [rtt_s], buffer_bdp, capacity_bps, "bbr1",
-                         duration_s, step_s, rtprop_expiry, cubic_recovery, reading)
+                        duration_s, step_s, rtprop_expiry, cubic_recovery, reading)
     if not 0 <= warmup_s < duration_s:
         raise invalid("warmup_s", warmup_s, f"0 <= warm-up < duration ({duration_s:g} s)")
     return cfg, solve.run(cfg)
 
 
 def mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant, duration_s,
-                step_s, rtprop_expiry, cubic_recovery, reading=solve.DEFAULT_READING
-                ) -> tuple[solve.Config, list[int]]:
+               step_s, rtprop_expiry, cubic_recovery, reading=solve.DEFAULT_READING
+               ) -> tuple[solve.Config, list[int]]:
     """The configuration of one mix as the equilibrium searches run it (buffer in BDPs of
     the shortest RTT, the reading's own start), and each flow's RTT group."""
     ccas, rtts, groups = mix_flows(mix, group_size, group_rtts_s, variant)
@@ -232,7 +232,7 @@ def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, va
                   duration_s, warmup_s, step_s, rtprop_expiry, cubic_recovery, reading
                   ) -> pd.DataFrame:
     cfg, groups = mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
-                              duration_s, step_s, rtprop_expiry, cubic_recovery, reading)
+                             duration_s, step_s, rtprop_expiry, cubic_recovery, reading)
     tr = solve.run(cfg)
     out = group_goodput(tr, warmup_s, groups)
     agg = metrics.aggregate(tr, warmup_s)

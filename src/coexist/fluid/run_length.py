@@ -45,8 +45,8 @@ def run_mix(variant: str, rtprop_expiry: bool, rtt_ms: float, buffer_bdp: float,
     per algorithm and span, per-flow goodput (bit/s) and its standard error."""
     end = max(e for _, e in spans.values())
     cfg, _ = equilibria.mix_config([bbr_flows], n_flows, [rtt_ms / 1e3], buffer_bdp,
-                                    capacity_bps, variant, end, step_s, rtprop_expiry, False,
-                                    reading)
+                                   capacity_bps, variant, end, step_s, rtprop_expiry, False,
+                                   reading)
 
     def compute() -> list[dict]:
         tr = solve.run(cfg)

@@ -550,7 +550,7 @@ def simulate_published(cfg: Config, warmup_s: float = 0.0) -> tuple[Trace, dict]
     """
     a = published_arguments(cfg, warmup_s)
     h, n, n_steps, start, every = a["h"], len(cfg.flows), a["n_steps"], a["start"], a["every"]
-    out, link, m, rate_sum = published.integrate(*a.values())
+    out, link, m, rate_sum = published.integrate(**a)
     counted = n_steps - start
     jitter_n = len(range(start + int(1 / h), n_steps, int(1 / h)))
     rates = rate_sum / counted
