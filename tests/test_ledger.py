@@ -78,3 +78,50 @@ def test_every_figure_notebook_is_named_after_its_figure():
     wrong = [(e.id, e.notebook) for e in ledger.FIGURES
              if e.notebook != f"fig_{e.id.lower().replace('-', '_')}.ipynb"]
     assert wrong == []
+
+
+def _code_cells(path):
+    import json
+
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [("".join(c["source"]) if isinstance(c["source"], list) else c["source"],
+             c.get("metadata", {}).get("tags", []))
+            for c in cells if c["cell_type"] == "code"]
+
+
+def _assigns(source: str, name: str) -> bool:
+    import ast
+
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == name
+               for n in ast.walk(ast.parse(source)))
+
+
+def test_every_figure_notebook_shows_how_its_table_is_computed_and_hides_the_drawing():
+    """A reader sees one cell computing the table CI checks; the chart is drawn from it in a
+    hidden cell after it, which does not change the table."""
+    from coexist import ledger, paths
+
+    for e in ledger.FIGURES:
+        cells = _code_cells(paths.ROOT / "notebooks" / e.notebook)
+        computes = [i for i, (src, _) in enumerate(cells) if _assigns(src, "table")]
+        saves = [i for i, (src, _) in enumerate(cells) if "figures.save(" in src]
+        assert len(computes) == 1, f"{e.id}: table assigned in cells {computes}"
+        assert len(saves) == 1, f"{e.id}: figures.save in cells {saves}"
+        (t,), (s,) = computes, saves
+        assert "hide-input" not in cells[t][1], f"{e.id}: the table's cell is hidden"
+        assert "hide-input" in cells[s][1], f"{e.id}: the drawing cell shows its code"
+        assert t < s, f"{e.id}: drawn before the table is computed"
+        assert "figures.save(chart, table," in cells[s][0], f"{e.id}: saves another table"
+
+
+def test_measured_spreads_come_from_the_shared_layer():
+    """Every min-max bar under a measured mean is figures.measured_marks, so the book
+    draws measurements one way; a notebook's own rule from a minimum to a maximum is not."""
+    import re
+
+    from coexist import ledger, paths
+
+    own = re.compile(r"mark_rule\([^)]*\)\s*\.encode\([^)]*y2=", re.S)
+    found = [e.id for e in ledger.FIGURES
+             for src, _ in _code_cells(paths.ROOT / "notebooks" / e.notebook) if own.search(src)]
+    assert found == []

@@ -77,6 +77,60 @@ def color_scale(domain: list[str]) -> alt.Scale:
     return alt.Scale(domain=domain, range=colours)
 
 
+#: Line style of each fluid-model version, the same in every figure: the versions differ by
+#: dash (colour is left to what a figure compares: algorithms, bounds, settings).
+FLUID_DASH = {FLUID_VERSIONS[(False, False)]: [6, 3], FLUID_VERSIONS[(True, False)]: [2, 2],
+              FLUID_VERSIONS[(False, True)]: [8, 3, 2, 3],
+              FLUID_VERSIONS[(True, True)]: [4, 4]}
+#: how a subtitle names the two versions' line styles
+FLUID_STYLE_NOTE = "fluid model long-dashed as published, dotted with the RTprop expiring"
+#: dashes for the other series of a dash scale, in order (the first is solid)
+OTHER_DASHES = [[1, 0], [12, 4], [8, 2, 2, 2, 2, 2], [1, 1], [16, 2]]
+#: the colour of measurements wherever colour does not tell algorithms apart
+MEASURED_COLOUR = "#222222"
+
+
+def dash_scale(domain: list[str]) -> alt.Scale:
+    """A stroke-dash scale in which every fluid-model version has its :data:`FLUID_DASH`
+    style and the other series (closed forms, measurements) take :data:`OTHER_DASHES` in
+    order, solid first."""
+    others = iter(OTHER_DASHES)
+    dashes = [FLUID_DASH[d] if d in FLUID_DASH else next(others) for d in domain]
+    return alt.Scale(domain=domain, range=dashes)
+
+
+def fluid_line(base: alt.Chart, y: str | alt.Y, version: str, **encode) -> alt.Chart:
+    """A fluid-model curve: a thin line in its version's dash (:data:`FLUID_DASH`) with
+    small points at the runs, over ``base`` (which carries x and the data)."""
+    if version not in FLUID_DASH:
+        raise ValueError(f"version={version!r}: valid values are {', '.join(FLUID_DASH)}")
+    return base.mark_line(strokeDash=FLUID_DASH[version], strokeWidth=1.5,
+                          point=alt.OverlayMarkDef(size=18)).encode(y=y, **encode)
+
+
+def measured_marks(base: alt.Chart, y: str, lo: str, hi: str, *, tooltip: list | None = None,
+                   where: str | alt.Predicate | None = None, color: str | None = None,
+                   size: float = 60, shape: str = "circle") -> tuple[alt.Chart, alt.Chart]:
+    """Measurements as every figure draws them: the mean over runs as a filled point with a
+    thin dark outline, on a bar from the smallest to the largest run.
+
+    ``base`` carries x (and a colour encoding, unless ``color`` fixes one) and the data;
+    ``y``, ``lo`` and ``hi`` name the mean, minimum and maximum columns; ``where`` keeps the
+    measured rows of a mixed table. The tooltip gets the spread and the run count
+    (``n_runs``) appended. Returns the bar and the point, to be layered in that order.
+    """
+    fixed = {"color": color} if color else {}
+    tip = [*(tooltip or []), alt.Tooltip(f"{lo}:Q", format=".3g", title="smallest run"),
+           alt.Tooltip(f"{hi}:Q", format=".3g", title="largest run"),
+           alt.Tooltip("n_runs:Q", title="runs")]
+    bar = base.mark_rule(strokeWidth=2, **fixed).encode(y=f"{lo}:Q", y2=f"{hi}:Q")
+    dot = base.mark_point(filled=True, size=size, shape=shape, stroke=MEASURED_COLOUR,
+                          strokeWidth=0.6, **fixed).encode(y=f"{y}:Q", tooltip=tip)
+    if where is not None:
+        bar, dot = bar.transform_filter(where), dot.transform_filter(where)
+    return bar, dot
+
+
 def _stable(table: pd.DataFrame) -> pd.DataFrame:
     """Round floats to 10 significant digits so committed CSVs do not churn in the last bit."""
     out = table.copy()
