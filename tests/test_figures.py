@@ -78,3 +78,34 @@ def test_provenance_names_notebook_checked_files_and_the_runs_used():
     assert "M-F1.claims.csv" in line and "two_flow (" in line and "runs)" in line
     assert "none (models only)" in figures.provenance("M-F9")
 
+
+
+def test_every_fluid_version_has_its_own_dash_and_other_series_never_take_one():
+    dashes = [tuple(d) for d in figures.FLUID_DASH.values()]
+    assert len(set(dashes)) == len(figures.FLUID_VERSIONS)
+    assert not set(dashes) & {tuple(d) for d in figures.OTHER_DASHES}
+    domain = ["measured", figures.FLUID[True], "Ware et al.", figures.FLUID[False]]
+    scale = figures.dash_scale(domain).to_dict()
+    assert scale["range"] == [[1, 0], figures.FLUID_DASH[figures.FLUID[True]],
+                              figures.OTHER_DASHES[1], figures.FLUID_DASH[figures.FLUID[False]]]
+
+
+def test_a_fluid_line_of_an_unknown_version_is_refused_by_name():
+    import pytest
+
+    with pytest.raises(ValueError, match="version='fluid'"):
+        figures.fluid_line(alt.Chart(pd.DataFrame({"x": [0]})), "x:Q", "fluid")
+
+
+def test_measured_marks_draw_the_spread_below_the_mean_and_say_how_many_runs():
+    data = pd.DataFrame({"x": [1, 2], "mean": [0.4, 0.5], "lo": [0.3, 0.45],
+                         "hi": [0.5, 0.6], "n_runs": [3, 4], "source": ["measured"] * 2})
+    bar, dot = figures.measured_marks(alt.Chart(data).encode(x="x:Q"), "mean", "lo", "hi",
+                                      where="datum.source == 'measured'", color="#444")
+    b, d = bar.to_dict(), dot.to_dict()
+    assert b["mark"]["type"] == "rule" and d["mark"]["type"] == "point"
+    assert (b["encoding"]["y"]["field"], b["encoding"]["y2"]["field"]) == ("lo", "hi")
+    assert d["encoding"]["y"]["field"] == "mean"
+    assert [t["field"] for t in d["encoding"]["tooltip"]] == ["lo", "hi", "n_runs"]
+    assert b["transform"] == d["transform"] == [{"filter": "datum.source == 'measured'"}]
+    assert b["mark"]["color"] == d["mark"]["color"] == "#444"
