@@ -208,3 +208,34 @@ def test_whatif_sliders_drive_the_chart_offline(tmp_path):
         assert page.requests and not remote, remote
     finally:
         page.close()
+
+
+def test_every_figure_is_shown_at_its_own_size_in_a_laptop_window(tmp_path):
+    """In a window 1280 pixels wide the text column is at least figures.COLUMN wide, so
+    every figure (which figures.save keeps that narrow) is shown unscaled and its smallest
+    label keeps its figures.MIN_FONT pixels."""
+    from coexist import figures
+
+    from .cdp import Page
+
+    figure_pages = sorted((HTML / "notebooks").glob("fig_*.html"))
+    _need(bool(figure_pages), "book not built: run `make book` first")
+    _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
+    page = Page(CHROMIUM, figure_pages[0].as_uri(), tmp_path)
+    shrunk, narrow = [], []
+    try:
+        page.call("Emulation.setDeviceMetricsOverride", width=1280, height=900,
+                  deviceScaleFactor=1, mobile=False)
+        for html_page in figure_pages:
+            page.call("Page.navigate", url=html_page.as_uri())
+            page.wait_for("document.readyState === 'complete' && Array.from("
+                          "document.querySelectorAll('img')).every(i => i.complete)")
+            shown = page.evaluate(
+                "Array.from(document.querySelectorAll('article img[src$=\".svg\"]')).map("
+                "i => [i.clientWidth, i.naturalWidth, i.parentElement.clientWidth])")
+            shrunk += [(html_page.stem, s, n) for s, n, _ in shown if s < n]
+            narrow += [(html_page.stem, c) for _, _, c in shown if c < figures.COLUMN]
+    finally:
+        page.close()
+    assert narrow == [], f"text column narrower than figures.COLUMN: {narrow}"
+    assert shrunk == [], f"figures shown smaller than drawn (shown, drawn px): {shrunk}"

@@ -11,6 +11,7 @@ from coexist import figures
 
 
 def test_interactive_html_embeds_spec_local_bundle_and_static_fallback():
+    figures.setup()  # the project's theme: without it Vega-Lite's 10-px labels are refused
     p = alt.param(name="k", value=2, bind=alt.binding_range(min=1, max=5, step=1, name="k "))
     chart = alt.Chart(pd.DataFrame({"x": [1, 2, 3], "y": [1, 4, 9]})).mark_line().encode(
         x="x:Q", y="y:Q").transform_filter("datum.x <= k").add_params(p)
@@ -109,3 +110,28 @@ def test_measured_marks_draw_the_spread_below_the_mean_and_say_how_many_runs():
     assert [t["field"] for t in d["encoding"]["tooltip"]] == ["lo", "hi", "n_runs"]
     assert b["transform"] == d["transform"] == [{"filter": "datum.source == 'measured'"}]
     assert b["mark"]["color"] == d["mark"]["color"] == "#444"
+
+
+def test_a_figure_wider_than_the_text_column_or_with_tiny_text_is_refused():
+    import pytest
+
+    figures.setup()
+    data = pd.DataFrame({"x": [0, 1], "y": [0, 1]})
+    fits = alt.Chart(data).mark_line().encode(x="x:Q", y="y:Q").properties(width=400)
+    figures.check_size(figures.render(fits)[1], "fits")
+    wide = fits.properties(width=figures.COLUMN)  # plus its axes: wider than the column
+    with pytest.raises(figures.FigureError, match=r"wide is .*|wide; valid: at most"):
+        figures.check_size(figures.render(wide)[1], "wide")
+    tiny = fits.configure_axis(labelFontSize=figures.MIN_FONT - 2)
+    with pytest.raises(figures.FigureError, match=f"tiny has text of {figures.MIN_FONT - 2} px"):
+        figures.check_size(figures.render(tiny)[1], "tiny")
+
+
+def test_long_titles_are_broken_to_fit_the_column_and_keep_every_word():
+    long = "word " * 60
+    spec = figures.fit_titles({"title": {"text": long, "subtitle": [long, "short"]}})
+    assert all(len(line) <= figures.TITLE_CHARS for line in spec["title"]["text"])
+    assert all(len(line) <= figures.SUBTITLE_CHARS for line in spec["title"]["subtitle"])
+    assert " ".join(spec["title"]["text"]).split() == long.split()
+    assert spec["title"]["subtitle"][-1] == "short"
+    assert figures.fit_titles({"mark": "point"}) == {"mark": "point"}

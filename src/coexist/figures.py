@@ -14,6 +14,13 @@ import altair as alt
 import pandas as pd
 
 WIDTH, HEIGHT = 520, 300
+#: the book's text column, in pixels, in a window 1280 pixels wide; a figure no wider is
+#: shown at its own size, so its labels keep theirs (a wider one would be scaled down)
+COLUMN = 676
+#: the smallest text a figure may carry, in pixels
+MIN_FONT = 11
+#: characters per line of a title and of a subtitle that fit the column
+TITLE_CHARS, SUBTITLE_CHARS = 64, 96
 PALETTE = {
     "BBR": "#d95f02",
     "CUBIC": "#1b9e77",
@@ -58,7 +65,11 @@ def _theme() -> alt.theme.ThemeConfig:
             "font": "DejaVu Sans, Helvetica, Arial, sans-serif",
             "title": {"fontSize": 15, "anchor": "start", "subtitleFontSize": 12},
             "axis": {"labelFontSize": 12, "titleFontSize": 13, "gridOpacity": 0.5},
-            "legend": {"labelFontSize": 12, "titleFontSize": 12, "labelLimit": 320},
+            "header": {"labelFontSize": 12, "titleFontSize": 13},
+            "text": {"fontSize": 12},
+            # below the plot: a legend at the side would take the width the panels need
+            "legend": {"labelFontSize": 12, "titleFontSize": 12, "labelLimit": 300,
+                       "orient": "bottom", "direction": "vertical", "columns": 2},
         }
     }
 
@@ -216,29 +227,73 @@ def check_campaigns(figure_id: str) -> None:
                           "to coexist.ledger.CAMPAIGNS")
 
 
+def _wrap(lines: str | list[str], width: int) -> list[str]:
+    import textwrap
+
+    return [part for line in ([lines] if isinstance(lines, str) else lines)
+            for part in (textwrap.wrap(line, width) or [""])]
+
+
+def fit_titles(spec: dict) -> dict:
+    """``spec`` with its title and subtitle broken into lines that fit the text column
+    (:data:`TITLE_CHARS`, :data:`SUBTITLE_CHARS`), so a long subtitle does not widen the
+    figure beyond the page."""
+    title = spec.get("title")
+    if title is None:
+        return spec
+    title = {"text": title} if isinstance(title, (str, list)) else dict(title)
+    title["text"] = _wrap(title["text"], TITLE_CHARS)
+    if "subtitle" in title:
+        title["subtitle"] = _wrap(title["subtitle"], SUBTITLE_CHARS)
+    return {**spec, "title": title}
+
+
+def render(chart: alt.TopLevelMixin) -> tuple[dict, str]:
+    """The chart's Vega-Lite spec, titles fitted to the column, and its static SVG."""
+    import vl_convert as vlc
+
+    spec = fit_titles(chart.to_dict())
+    check_facet_grid(spec)
+    return spec, vlc.vegalite_to_svg(spec)
+
+
+def check_size(svg: str, figure_id: str) -> None:
+    """Refuse a figure the book would have to shrink, or with text too small to read: its
+    width must fit the text column (:data:`COLUMN`) and its smallest font be at least
+    :data:`MIN_FONT` pixels. Split a crowded figure rather than shrink it."""
+    import re
+
+    width = float(re.search(r'<svg[^>]*\swidth="([0-9.]+)', svg).group(1))
+    fonts = [float(f) for f in re.findall(r'font-size="([0-9.]+)px"', svg)]
+    if width > COLUMN:
+        raise FigureError(f"{figure_id} is {width:g} px wide; valid: at most the text "
+                          f"column's {COLUMN} px (stack its panels, put legends below)")
+    if fonts and min(fonts) < MIN_FONT:
+        raise FigureError(f"{figure_id} has text of {min(fonts):g} px; valid: at least "
+                          f"{MIN_FONT} px")
+
+
 def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir: str) -> None:
     """Write ``<figure_id>.svg`` and the plotted tidy ``<figure_id>.csv`` into ``out_dir``.
 
     An empty ``out_dir`` (a page of the book) writes into the directory ``coexist book``
     keeps for its figures, and nothing outside such a build: the chart is shown inline only.
-    Either way the chart is checked first (:func:`check_facet_grid`), and so are the
+    Either way the chart is checked first (:func:`check_facet_grid`, :func:`check_size`),
+    and so are the
     campaigns the notebook has read (:func:`check_campaigns`).
     """
     from .paths import tables_dir
 
-    spec = chart.to_dict()
-    check_facet_grid(spec)
+    _, svg = render(chart)
+    check_size(svg, figure_id)
     check_campaigns(figure_id)
     if not out_dir:
         book_tables = tables_dir()
         if book_tables is None:
             return
         out_dir = str(book_tables)
-    import vl_convert as vlc
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    svg = vlc.vegalite_to_svg(spec)
     (out / f"{figure_id}.svg").write_text(svg, encoding="utf-8")
     _stable(table).to_csv(out / f"{figure_id}.csv", index=False, lineterminator="\n")
 
@@ -261,9 +316,9 @@ def provenance(figure_id: str) -> str:
 
 def show(chart, figure_id: str) -> None:
     """Show a figure (a chart, or HTML) and its provenance line under it."""
-    from IPython.display import Markdown, display
+    from IPython.display import SVG, Markdown, display
 
-    display(chart)
+    display(SVG(render(chart)[1]) if isinstance(chart, alt.TopLevelMixin) else chart)
     display(Markdown(provenance(figure_id)))
 
 
@@ -281,11 +336,8 @@ def interactive(chart: alt.TopLevelMixin, element_id: str, depth: int = 1) -> st
     """
     import json
 
-    import vl_convert as vlc
-
-    spec = chart.to_dict()
-    check_facet_grid(spec)
-    svg = vlc.vegalite_to_svg(spec)
+    spec, svg = render(chart)
+    check_size(svg, element_id)
     src = "../" * depth + VEGA_JS
     return (
         f'<div id="{element_id}" class="coexist-interactive">{svg}</div>\n'
