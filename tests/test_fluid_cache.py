@@ -55,6 +55,31 @@ def test_model_code_is_part_of_the_key(monkeypatch):
     assert cache.key("k", {"a": 1}) != before
 
 
+def test_the_source_of_a_module_that_shapes_the_value_is_part_of_the_key(tmp_path):
+    import importlib.util
+
+    path = tmp_path / "labels.py"
+    path.write_text('CUBIC = "CUBIC"\n')
+    spec = importlib.util.spec_from_file_location("labels", path)
+    labels = importlib.util.module_from_spec(spec)
+    before = cache.key("k", {"a": 1}, shaped_by=(labels,))
+    assert before != cache.key("k", {"a": 1})
+    path.write_text('CUBIC = "Cubic"\n')
+    cache._source_hash.cache_clear()
+    assert cache.key("k", {"a": 1}, shaped_by=(labels,)) != before
+
+
+def test_a_mix_is_keyed_on_the_labels_its_table_carries(memo_dir, monkeypatch):
+    from coexist import nash
+
+    seen = []
+    monkeypatch.setattr(cache, "memo", lambda kind, inputs, compute, shaped_by=(): seen.append(
+        (kind, shaped_by)) or compute())
+    equilibria.simulate_mix((1,), group_size=2, group_rtts_s=[0.02], buffer_bdp=1.0,
+                            capacity_bps=10e6, duration_s=1.0, warmup_s=0.5)
+    assert seen == [("mix", (nash,))]
+
+
 def test_memoised_mix_equals_a_fresh_run(memo_dir, monkeypatch):
     kw = dict(group_size=2, group_rtts_s=[0.02], buffer_bdp=2.0, capacity_bps=20e6,
               duration_s=3.0, warmup_s=1.0)

@@ -18,8 +18,9 @@ import json
 import os
 import pickle
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from .. import paths
@@ -59,15 +60,27 @@ def directory() -> Path | None:
     return paths.BUILD / "fluid-cache" if (ROOT / "_config.yml").exists() else None
 
 
-def key(kind: str, inputs: dict[str, Any]) -> str:
-    """The memo key of ``inputs`` for one kind of result under the current model code."""
-    text = json.dumps({"kind": kind, "inputs": inputs, "code": code_hash()}, sort_keys=True,
-                      default=repr)
+def key(kind: str, inputs: dict[str, Any], shaped_by: Sequence[ModuleType] = ()) -> str:
+    """The memo key of ``inputs`` for one kind of result under the current model code, and
+    under the source of every module in ``shaped_by`` (modules outside the fluid-model
+    package whose code shapes the stored value, e.g. the algorithm labels of
+    :mod:`coexist.nash` in a mix's table)."""
+    parts: dict[str, Any] = {"kind": kind, "inputs": inputs, "code": code_hash()}
+    if shaped_by:
+        parts["shaped_by"] = {m.__name__: _source_hash(m) for m in shaped_by}
+    text = json.dumps(parts, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any]) -> Any:
-    """``compute()``, or its stored result for the same kind, inputs and model code.
+@functools.cache
+def _source_hash(module: ModuleType) -> str:
+    return hashlib.sha256(Path(module.__file__).read_bytes()).hexdigest()
+
+
+def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any], *,
+         shaped_by: Sequence[ModuleType] = ()) -> Any:
+    """``compute()``, or its stored result for the same kind, inputs and model code (and
+    the source of the modules in ``shaped_by``, :func:`key`).
 
     Results are written atomically (a temporary file renamed into place), so concurrent
     threads or processes never read half a file; an unreadable entry is computed again.
@@ -78,7 +91,7 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any]) -> Any:
     where = directory()
     if where is None:
         return compute()
-    path = where / kind / f"{key(kind, inputs)}.pkl"
+    path = where / kind / f"{key(kind, inputs, shaped_by)}.pkl"
     found = _load(path)
     if found is not _MISSING:
         return found

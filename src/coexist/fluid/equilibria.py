@@ -69,7 +69,8 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
               "duration_s": float(duration_s), "warmup_s": float(warmup_s),
               "step_s": float(step_s), "rtprop_expiry": bool(rtprop_expiry),
               "cubic_recovery": bool(cubic_recovery), "reading": _reading(reading)}
-    return cache.memo("mix", inputs, lambda: _simulate_mix(**inputs)).copy()
+    # the table names the algorithms with nash's labels: a relabelling is a new result
+    return cache.memo("mix", inputs, lambda: _simulate_mix(**inputs), shaped_by=(nash,)).copy()
 
 
 def two_flow_bbr_share(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
