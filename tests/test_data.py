@@ -166,11 +166,15 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
         assert rec["pct"] == pytest.approx(
             100 * rec["steal_s"] / (s["provenance"]["cores"] * rec["span_s"]), rel=2e-3, abs=0.01)
         assert 1.0 <= rec["span_s"] or rec["samples"] < 12
-    # disturbed: invalid, only timing gates failed, and more than 1 % steal over the run or
-    # at least 1 ms stolen within a second of its traffic
-    stolen = (runs["steal_pct"] > 1.0) | (runs["steal_burst_s"] >= 1e-3)
+    # disturbed: invalid, only timing gates failed, and more than 1 % steal over the run,
+    # at least 1 ms stolen within a second of its traffic, or sleepers late at least 0.1 %
+    # of the time (testbed.gates.stalled)
+    from coexist.testbed.gates import DISTURBED_STALL_PCT
+
+    held_up = (runs["steal_pct"] > 1.0) | (runs["steal_burst_s"] >= 1e-3) | \
+        (runs["stall_pct"] >= DISTURBED_STALL_PCT)
     assert not runs.loc[runs["valid"], "disturbed"].any()
-    assert stolen[runs["disturbed"]].all()
+    assert held_up[runs["disturbed"]].all()
     assert ((runs["failed_gates"] == "") == runs["valid"]).all()
     # timing only: every failed gate a timing gate, an early stop's unfinished flows aside
     stopped = runs["stopped_early_s"].notna()
@@ -187,7 +191,7 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     timing_only = failed.map(lambda g: bool(g) and g <= {"probe_rtt", "delay_lateness",
                                                         "utilisation"})
     assert (runs["timing_only"] == timing_only).all()
-    assert (runs["disturbed"] == (~runs["valid"] & stolen & timing_only)).all()
+    assert (runs["disturbed"] == (~runs["valid"] & held_up & timing_only)).all()
     assert (runs.loc[stopped, "failed_gates"].str.contains("delay_lateness")).all()
     # point: the campaign key without its repeat, so every repeat of a configuration shares it
     assert (runs["key"] == runs["point"] + "-r" + runs["repeat"].astype(int).astype(str)).all()
@@ -221,6 +225,25 @@ def test_delay_cpu_per_packet_prefers_the_delay_lines_own_cpu_time():
     assert data.delay_cpu_us_per_packet({"wall_s": 1.0, "delay_line": None}) is None
     assert data.delay_cpu_us_per_packet(
         {"wall_s": 1.0, "delay_line": {"cpu_fraction": 0.1, "released": 0}}) is None
+
+
+def test_busy_share_counts_stolen_time_as_not_busy_and_needs_the_record():
+    run = {"provenance": {"cpu_seconds_during_run": {"busy_s": 30.0, "idle_s": 9.0,
+                                                     "steal_s": 1.0}}}
+    assert data.busy_pct(run) == pytest.approx(75.0)
+    assert data.busy_pct({"provenance": {}}) is None
+
+
+def test_run_summaries_carry_each_runs_rate_flows_and_busy_share():
+    runs = data.run_summaries().set_index(["campaign", "run_id"])
+    for p in sorted((data.DATA / "runs").glob("*/*/summary.json"))[:20]:
+        s = json.loads(p.read_text())
+        row = runs.loc[(_campaign_of(p), s["run_id"])]
+        assert row["capacity_bps"] == s["params"]["capacity_bps"]
+        assert row["n_flows"] == len(s["flows"])
+        busy = data.busy_pct(s)
+        assert (busy is None and pd.isna(row["host_busy_pct"])) or \
+            row["host_busy_pct"] == pytest.approx(busy)
 
 
 def test_bbr_operating_point_from_ss_samples():

@@ -491,6 +491,15 @@ def delay_cpu_us_per_packet(summary: dict) -> float | None:
     return 1e6 * cpu_s / dl["released"]
 
 
+def busy_pct(summary: dict) -> float | None:
+    """How busy the machine's CPUs were during a run, in % of their time (busy over busy,
+    idle and stolen CPU seconds), or None where the run did not record it. Near 100 % the
+    senders, router, delay line and receivers compete for the cores."""
+    cpu = summary["provenance"].get("cpu_seconds_during_run") or {}
+    total = sum(cpu.get(k) or 0.0 for k in ("busy_s", "idle_s", "steal_s"))
+    return 100 * cpu["busy_s"] / total if cpu.get("busy_s") is not None and total else None
+
+
 def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     """One row per stored run, valid or not, with its gate values: the testbed's record.
 
@@ -500,8 +509,10 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     |p99 - RTT| over sender groups), lateness_p999_ms, delay_cpu_pct, other_drops,
     bbr_share, jain_index, mean_queue_delay_s, load (deliberate background load),
     loadavg_start (1-minute load average when the run started), steal_s (CPU time the
-    hypervisor took from this machine during the run), steal_pct (that time as a percentage
-    of the machine's CPU time over the run: cores x wall time), steal_peak_pct (the same
+    hypervisor took from this machine during the run), capacity_bps and n_flows (the run's
+    bottleneck rate and its number of flows), host_busy_pct (:func:`busy_pct`), steal_pct
+    (that time as a percentage of the machine's CPU time over the run: cores x wall time),
+    steal_peak_pct (the same
     share over the busiest second of the traffic, where recorded), steal_burst_s (the CPU
     seconds stolen in that second), timing_only (it failed only
     timing gates: :func:`coexist.testbed.gates.timing_only`), disturbed (invalid, and
@@ -537,6 +548,8 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "point": key[:-len(suffix)] if repeat is not None and key.endswith(suffix)
             else key,
             "repeat": repeat, "run_id": s["run_id"], "valid": bool(s["valid"]),
+            "capacity_bps": s["params"]["capacity_bps"], "n_flows": len(s["flows"]),
+            "host_busy_pct": busy_pct(s),
             "reasons": "; ".join(s["invalid_reasons"]),
             "failed_gates": ",".join(g["name"] for g in s["gates"] if not g["passed"]),
             "utilisation": s["utilisation"],

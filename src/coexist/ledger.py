@@ -372,6 +372,9 @@ ENTRIES: tuple[Entry, ...] = (
                    help="key of a stored valid run of that campaign"))),
     Entry("T-F3", "fig_t_f3.ipynb", "figure",
           "One configuration under deliberate background load (measured)", _spec()),
+    Entry("T-F4", "fig_t_f4.ipynb", "figure",
+          "The harness's ceiling: the fastest bottleneck this machine emulates for 20 flows "
+          "(measured)", _spec()),
     Entry("Index", "book_index.ipynb", "index",
           "Index of figures and equations, from the ledger and the docstrings", _spec()),
     Entry("Changes", "edition_changes.ipynb", "index",
@@ -388,7 +391,7 @@ CAMPAIGNS: dict[str, tuple[str, ...]] = {
     "S-F1": _VALIDATION, "S-F4-5-11-12": _VALIDATION, "S-F6-10": _VALIDATION,
     "S-F13-17": _VALIDATION, "S-Options": ("two_flow", "cubic_alone", *_VALIDATION),
     "S-Insights": _VALIDATION, "P-F1-2": ("fluctuation",), "WhatIf": ("*",), "T-F1": ("*",),
-    "T-F2": ("two_flow",), "T-F3": ("*",),
+    "T-F2": ("two_flow",), "T-F3": ("*",), "T-F4": ("*",),
 }
 
 BY_ID = {e.id: e for e in ENTRIES}
