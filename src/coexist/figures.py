@@ -98,7 +98,7 @@ FLUID_STYLE_NOTE = "fluid model long-dashed as published, dotted with the RTprop
 #: dashes for the other series of a dash scale, in order (the first is solid)
 OTHER_DASHES = [[1, 0], [12, 4], [8, 2, 2, 2, 2, 2], [1, 1], [16, 2]]
 #: the colour of measurements wherever colour does not tell algorithms apart
-MEASURED_COLOUR = "#222222"
+MEASURED_COLOUR = PALETTE["measured (this testbed)"]
 
 
 def dash_scale(domain: list[str]) -> alt.Scale:
@@ -279,8 +279,7 @@ def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir:
     An empty ``out_dir`` (a page of the book) writes into the directory ``coexist book``
     keeps for its figures, and nothing outside such a build: the chart is shown inline only.
     Either way the chart is checked first (:func:`check_facet_grid`, :func:`check_size`),
-    and so are the
-    campaigns the notebook has read (:func:`check_campaigns`).
+    and so are the campaigns the notebook has read (:func:`check_campaigns`).
     """
     from .paths import tables_dir
 
