@@ -38,11 +38,12 @@ system-deps:
 	  else echo "missing Debian packages:$$missing (sudo apt-get install$$missing)" >&2; exit 1; fi; fi
 
 # The fast tier: lint, unit and property tests, the derivation notebooks, the claims, prose
-# and notebook-contract checks; nothing that needs the built book or the testbed.
+# and notebook-contract checks; nothing that needs the built book or the testbed. Tests run
+# on every core, one file per worker at a time (a notebook's cells stay in one kernel).
 FAST := not slow and not browser and not testbed
 check: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks notebooks
-	$(BIN)/pytest -p no:cacheprovider -q -m "$(FAST)" --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/derive_*.ipynb
+	$(BIN)/pytest -p no:cacheprovider -q -n auto --dist loadfile -m "$(FAST)" --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/derive_*.ipynb
 
 # Every test: the fast tier first (a broken change fails in minutes), then the book from the
 # bundled data and the tests that need it or the testbed (figure check, browser, experiments).

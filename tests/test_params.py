@@ -85,3 +85,15 @@ def test_numbers_with_underscores_or_other_digits_are_refused(text):
     for kind in (int, float):
         with pytest.raises(ParameterError, match="not parseable"):
             Param("x", kind, None).parse(text)
+
+
+def test_within_names_the_values_outside_the_coarser_grid():
+    from coexist.params import within
+
+    spec = Spec((Param("rtts_ms", list, [5.0, 40.0], low=0.0),
+                 Param("multi_rtts_ms", list, [40.0], low=0.0)),
+                (within("multi_rtts_ms", "rtts_ms"),))
+    assert spec.validate(spec.defaults())["multi_rtts_ms"] == [40.0]
+    with pytest.raises(ParameterError, match=r"'multi_rtts_ms' = \[40.0, 20.0\] is invalid "
+                       r"\(\[20.0\] not in 'rtts_ms'\); valid: values of 'rtts_ms'"):
+        spec.validate({"rtts_ms": [5.0, 40.0], "multi_rtts_ms": [40.0, 20.0]})

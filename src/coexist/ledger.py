@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .params import Param, ParameterError, Spec, at_most, ordered
+from .params import Param, ParameterError, Spec, at_most, ordered, within
 from .paths import EXPECTED, NOTEBOOKS, ROOT  # noqa: F401 (re-exported)
 
 
@@ -116,7 +116,8 @@ def _fluid_runs(duration_s: float, warmup_s: float, buffers_bdp: list[float] | N
 # several ProbeRTT cycles (10 s each) for the shares to settle.
 NE_NUMERICS = _fluid_runs(60.0, 20.0, prefix="")
 #: the equilibrium searches set beside the one-RTT measured equilibria: as long as the
-#: measured runs (120 s, averaged after 30 s), so F-Exp2, M-F11 and F-NE share their runs
+#: measured runs (120 s, averaged after 30 s, the span S-Step checks), so F-Exp2, M-F11, F-NE
+#: and WhatIf share their runs
 NE_AS_MEASURED = _fluid_runs(120.0, 30.0, prefix="")
 FLUID_RULE = ordered("fluid_warmup_s", "fluid_duration_s")
 TWO_FLOW_BUFFERS = [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0]  # two_flow.yaml
@@ -357,12 +358,22 @@ ENTRIES: tuple[Entry, ...] = (
                        ordered("warmup_s", "fluid_duration_s")))),
     Entry("WhatIf", "fig_whatif.ipynb", "figure",
           "Interactive: BBR's share from the closed form, the fluid model and measurements",
-          _spec(_p("capacities_mbps", list, [50.0, 100.0], low=1.0, high=1000.0),
-                _p("rtts_ms", list, [10.0, 40.0, 80.0], low=0.5, high=500.0),
+          _spec(_p("capacities_mbps", list, [50.0, 100.0], low=1.0, high=1000.0,
+                   help="capacities offered, Mbit/s (two flows run in the model at each)"),
+                _p("rtts_ms", list, [5.0, 10.0, 40.0, 80.0], low=0.5, high=500.0,
+                   help="RTTs offered, ms (two flows run in the model at each)"),
                 _p("flow_counts", list, [2, 10], item=int, low=2, high=30),
                 _p("fluid_buffers_bdp", list, [0.5, 1.0, 2.0, 5.0, 10.0, 20.0], low=0.05,
                    high=100.0),
-                *NE_NUMERICS, rules=(ordered("warmup_s", "duration_s"),))),
+                _p("multi_capacities_mbps", list, [100.0], low=1.0, high=1000.0,
+                   help="capacities at which more than two flows run in the model, Mbit/s "
+                   "(M-F11's, whose runs the defaults share)"),
+                _p("multi_rtts_ms", list, [5.0, 40.0], low=0.5, high=500.0,
+                   help="RTTs at which more than two flows run in the model, ms (M-F11's)"),
+                *NE_AS_MEASURED,
+                rules=(ordered("warmup_s", "duration_s"),
+                       within("multi_capacities_mbps", "capacities_mbps"),
+                       within("multi_rtts_ms", "rtts_ms")))),
     Entry("T-F1", "fig_t_f1.ipynb", "figure",
           "Validity gates of every stored run (measured)", _spec()),
     Entry("T-F2", "fig_t_f2.ipynb", "figure",

@@ -210,6 +210,23 @@ def at_most(small: str, large: str) -> Constraint:
     return rule
 
 
+def within(part: str, whole: str) -> Constraint:
+    """Rule: every value of the list parameter ``part`` is also a value of ``whole`` (e.g.
+    the settings of a finer grid must be settings the coarser grid offers)."""
+
+    def rule(values: Mapping[str, Any]) -> str | None:
+        outside = [v for v in values[part]
+                   if not any(math.isclose(float(v), float(w)) for w in values[whole])]
+        if outside:
+            return (
+                f"parameter {part!r} = {values[part]!r} is invalid ({outside!r} not in "
+                f"{whole!r}); valid: values of {whole!r} = {values[whole]!r}"
+            )
+        return None
+
+    return rule
+
+
 def check_array(
     name: str,
     value: Any,
