@@ -83,6 +83,8 @@ def main() -> int:
         exe = compile_c(Path(tmp))
         for label, (variant, expiry) in MIXES.items():
             a = solve.published_arguments(config(variant, expiry, duration_s), 1.0)
+            if not (a["prt"] == 10000.0).all():  # the C loop has the published interval
+                sys.exit("fluid_kernel_limit: the C loop runs the 10-s ProbeRTT interval only")
             run_numba(dict(a, n_steps=10, start=0))  # compile or load the machine code
             flow_steps = a["n_steps"] * len(a["cca"])
             fast = [run_numba(a) for _ in range(REPEATS)]

@@ -199,3 +199,60 @@ def test_cubic_recovery_cuts_once_per_episode_and_keeps_the_link_full():
     peak = np.maximum.accumulate(w)[late]
     one_cut = peak + 0.4 * (2.0 - np.cbrt(0.7 * peak / 0.4)) ** 3
     assert (w[late] >= one_cut - 1.0).all()
+
+
+def _probe_rtt_entries(interval, ccas=("bbr1", "bbr1")) -> list[np.ndarray]:
+    cfg = solve.dumbbell(list(ccas), capacity_bps=100e6, rtt_s=0.02, buffer_bdp=2.0,
+                         duration_s=40.0, step_s=5e-5, reading="published",
+                         probe_rtt_interval_s=interval)
+    tr = solve.run(cfg)
+    m = tr.bbr["m_prt"]
+    return [tr.t[1:][(m[1:, i] > 0.5) & (m[:-1, i] <= 0.5)]
+            for i, c in enumerate(ccas) if c.startswith("bbr")]
+
+
+def test_the_published_probe_rtt_interval_is_the_models_own():
+    """10 s for every flow, given as one value or one per flow, is the published model
+    (eqs. 11-12: the timer's reset and RTprop's staleness window): the same run."""
+    kw = dict(capacity_bps=100e6, rtt_s=0.02, buffer_bdp=2.0, duration_s=12.0, step_s=5e-5,
+              reading="published")
+    ccas = ["cubic", "bbr1", "bbr2"]
+    plain = solve.run(solve.dumbbell(ccas, **kw))
+    ten = solve.run(solve.dumbbell(ccas, probe_rtt_interval_s=(10.0, 10.0, 10.0), **kw))
+    np.testing.assert_array_equal(plain.rate_pps, ten.rate_pps)
+    np.testing.assert_array_equal(plain.bbr["m_prt"], ten.bbr["m_prt"])
+
+
+def test_probe_rtt_comes_every_interval_plus_its_200_ms():
+    """Two BBRv1 flows alone: ProbeRTT every 10 s as published, every 5 s with a 5-s
+    interval; each gap is the interval plus ProbeRTT's 200 ms and the drain after it
+    (under half a second), and the two flows enter together (they share the queue)."""
+    for interval in (10.0, 5.0):
+        a, b = _probe_rtt_entries(interval)
+        assert len(a) == int(40.0 // (interval + 0.5))
+        assert a[0] == pytest.approx(interval, abs=0.1)
+        assert np.all((np.diff(a) >= interval + 0.2) & (np.diff(a) <= interval + 0.5))
+        np.testing.assert_allclose(a, b, atol=0.05)
+
+
+def test_a_longer_interval_delays_only_its_own_flow():
+    """Per-flow intervals: beside CUBIC, a BBR flow with 13 s enters first at 13 s while
+    the flow with 10 s enters at 10 s; the models' flows differ only in that interval."""
+    ten, thirteen = _probe_rtt_entries((10.0, 10.0, 13.0, 10.0),
+                                       ("cubic", "bbr1", "bbr1", "cubic"))
+    assert ten[0] == pytest.approx(10.0, abs=0.1)
+    assert thirteen[0] == pytest.approx(13.0, abs=0.1)
+
+
+@pytest.mark.parametrize("value, msg", [
+    (0.1, r"'probe_rtt_interval_s' = 0.1 is invalid; valid: seconds in \[0.5, 60\]"),
+    ((10.0,), "one value per flow"), (120.0, r"\[0.5, 60\]")])
+def test_a_probe_rtt_interval_out_of_range_is_refused(value, msg):
+    with pytest.raises(ParameterError, match=msg):
+        _config(probe_rtt_interval_s=value).check()
+
+
+def test_the_printed_reading_keeps_the_published_interval():
+    with pytest.raises(ParameterError, match="probe_rtt_interval_s.*printed"):
+        solve.Config(PPS, 500.0, _config().flows, probe_rtt_interval_s=5.0,
+                     reading="printed").check()

@@ -234,3 +234,28 @@ def test_built_links_have_permanent_neighbours_and_carry_traffic(env):
     finally:
         topology.teardown(plan)
     assert not set(plan.namespaces) & _netns()
+
+
+def test_staggered_bbr_flows_start_apart_and_end_together(tmp_path, env):
+    """``--stagger``: 1 CUBIC + 2 BBR flows, the BBR flows 2 s apart. Each flow's recorded
+    start is its stagger after the first (within the 0.3 s a process takes to start here),
+    and every flow's goodput series runs to the common end of the run."""
+    p = subprocess.run(_cli("run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp", "2",
+                            "--flows", "cubic:1,bbr:2", "--duration", "10", "--warmup", "5",
+                            "--stagger", "2", "--run-to-end", "--json",
+                            "--out", str(tmp_path / "runs")),
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode in (0, 3), p.stderr
+    s = json.loads(p.stdout)
+    assert s["params"]["stagger_s"] == 2.0
+    run = next((tmp_path / "runs").iterdir())
+    flows = data.load_table(run / data.RUN_FILES["flows"], "flows")
+    series = data.load_table(run / data.RUN_FILES["series"], "series")
+    starts = flows.set_index("flow")["start_offset_s"]
+    assert list(flows.cca) == ["cubic", "bbr", "bbr"]
+    assert starts[0] == pytest.approx(0.0, abs=0.3)
+    assert starts[1] == pytest.approx(0.0, abs=0.3)
+    assert starts[2] == pytest.approx(2.0, abs=0.3)
+    ends = series.groupby("flow").t_end_s.max()
+    assert ends.max() - ends.min() <= 0.5
+    assert series[series.flow == 2].t_start_s.min() >= 2.0 - 0.3

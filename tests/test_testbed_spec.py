@@ -97,3 +97,27 @@ def test_warmup_must_leave_a_utilisation_window():
         spec.experiment(**args, warmup=8.2)
     with pytest.raises(ParameterError, match=r"'duration' = 2 .*duration >= 21.5 s"):
         spec.experiment(**{**args, "duration": 2, "sample": 10}, warmup=0)
+
+
+def test_stagger_starts_the_bbr_flows_one_after_another():
+    from coexist.testbed import spec
+
+    exp = spec.experiment(capacity="100mbit", rtt="5ms", buffer_bdp=2,
+                          flows="cubic:2,bbr:3", duration=60, warmup=20, stagger="1.5s")
+    assert [exp.start_s(i) for i in range(5)] == [0.0, 0.0, 0.0, 1.5, 3.0]
+    assert spec.experiment(capacity="100mbit", rtt="5ms", buffer_bdp=2,
+                           flows="cubic:2,bbr:3", duration=60).start_s(4) == 0.0
+
+
+def test_a_stagger_past_the_warm_up_is_refused():
+    from coexist.params import ParameterError
+    from coexist.testbed import spec
+
+    with pytest.raises(ParameterError, match=r"'stagger' = 3 would start the last of 10 BBR "
+                       r"flows 27 s in, not before the warm-up \(20 s\) ends; valid: "
+                       r"0 <= stagger < warmup / 9"):
+        spec.experiment(capacity="100mbit", rtt="5ms", buffer_bdp=2,
+                        flows="cubic:10,bbr:10", duration=200, warmup=20, stagger=3)
+    with pytest.raises(ParameterError, match="'stagger'"):
+        spec.experiment(capacity="100mbit", rtt="5ms", buffer_bdp=2, flows="bbr:2",
+                        duration=60, stagger="-1s")

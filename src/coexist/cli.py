@@ -220,7 +220,8 @@ def _run(args: argparse.Namespace) -> int:
     _stoppable()
     exp = spec.experiment(capacity=args.capacity, rtt=args.rtt, buffer_bdp=args.buffer_bdp,
                           flows=args.flows, duration=args.duration, warmup=args.warmup,
-                          interval=args.interval, sample=args.sample, delay=args.delay)
+                          interval=args.interval, sample=args.sample, delay=args.delay,
+                          stagger=args.stagger)
     if args.out:  # a measurement must not be lost to a bad path after it is made
         _check_out_dir(Path(args.out))
     th = gates.Thresholds(utilisation_min=args.min_utilisation)
@@ -525,6 +526,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seconds discarded from the averages (default 10)")
     run.add_argument("--interval", default="1", help="goodput time-series step, s (default 1)")
     run.add_argument("--sample", default="0.2", help="ss/tc sampling step, s (default 0.2)")
+    run.add_argument("--stagger", default="0",
+                     help="seconds between the starts of successive BBR flows (default 0: "
+                     "every flow at once); the last must start within the warm-up")
     run.add_argument("--delay", default="auto", choices=("auto", "tun", "netem"),
                      help="base-RTT emulation (auto: netem if the kernel has it)")
     run.add_argument("--min-utilisation",

@@ -52,6 +52,10 @@ code's conventions, all kept here:
   reacting to a loss episode once, as Linux's fast recovery does: at the first loss it
   sees it sets w_max to its window and s to 0, and it ignores losses for the RTT it sees
   then, instead of relaxing s and w_max for as long as losses arrive.
+- **ProbeRTT interval, an option** (not in the paper): each BBR flow's interval (``prt``,
+  the timer's reset and the window over which RTprop must have fallen, both 10 s as
+  published) may differ, to de-synchronise the flows' ProbeRTT; 10 s for every flow is
+  the published model, bit for bit.
 - **Start.** Every flow's window is its fair share of its own BDP, w0 = D_i C / N; BBR's
   bandwidth estimates start at w0 / D_0 (flow 0's RTT, as in the code); BBRv1's window at
   that estimate times its RTT.
@@ -120,14 +124,16 @@ def _at(slot, k, d, r):
 
 @njit(cache=True, nogil=True)
 def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, x0_est,
-              w_hi0, tstr0, expiry=False, recovery=False):
+              w_hi0, tstr0, prt, expiry=False, recovery=False):
     """Integrate ``n_steps`` steps of ``h`` ms; return sampled traces and the metrics.
 
     ``cca`` per flow (RENO, CUBIC, BBR1, BBR2); ``d0`` source latency and ``dd`` RTT (ms);
     ``capacity`` packets/ms; ``buffer`` packets; ``red`` RED instead of drop-tail; ``start``
     the first step counted in the metrics; ``every`` the sampling stride; ``w0`` initial
     windows; ``x0_est`` BBR's initial bandwidth estimate; ``w_hi0`` BBRv2's initial
-    inflight_hi; ``tstr0`` the initial period start (ms). ``expiry`` and ``recovery`` are
+    inflight_hi; ``tstr0`` the initial period start (ms); ``prt`` each flow's ProbeRTT
+    interval (ms; the published model's 10 s for every flow, eqs. 11-12: the timer's reset
+    and the window over which RTprop must have fallen). ``expiry`` and ``recovery`` are
     the two Linux mechanisms of :func:`.solve.simulate_published` (off: the code as
     published).
     """
@@ -137,7 +143,7 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
     # period (eq. 28's maximum of the previous period), and eq. 11's 10-s RTprop window
     r_s = min(int((2.0 * d_max + buffer / capacity + 20.0) / h) + 3, n_steps + 1)
     r_t = min(int(3100.0 / h) + 3, n_steps + 1)
-    r_10 = min(int(10000.0 / h) + 3, n_steps + 1)
+    r_10 = min(int(prt.max() / h) + 3, n_steps + 1)
     any_bbr = False
     for i in range(n):
         if cca[i] >= BBR1:
@@ -171,7 +177,7 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
     xdel = x0_est.copy()
     xpcg = x0_est.copy()
     tmin = dd.copy()
-    tprt = np.full(n, 10000.0)
+    tprt = prt.copy()
     mprt = np.zeros(n)
     mcrs = np.full(n, -1.0)
     mdwn = np.zeros(n)
@@ -217,7 +223,9 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
         tau_steps[i] = int(dd[i] / h)
         tau2_steps[i] = int(2 * dd[i] / h)
         tauq_steps[i] = int((dd[i] - d0[i]) / h)
-    s10 = int(10000.0 / h)
+    s_prt = np.zeros(n, dtype=np.int64)  # eq. (11)'s window, steps
+    for i in range(n):
+        s_prt[i] = int(prt[i] / h)
     s16 = int(16.0 / h)
     s1ms = int(1.0 / h)
     for k in range(n_steps):
@@ -284,11 +292,11 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
                     xdel[i] = xdel_new
                     # eqs. (11)-(13): ProbeRTT mode and timer
                     expired = _idc(-tprts[lb_tau, i])
-                    stale = _idc(tmin[i] - tmins[_at(k10, k, s10, r_10), i])
+                    stale = _idc(tmin[i] - tmins[_at(k10, k, s_prt[i], r_10), i])
                     m_tau = mprts[lb_tau, i]
                     mprt[i] = mprt[i] + h * (expired * (stale * (1.0 - m_tau) - mprt[i]))
-                    tprt[i] = tprt[i] + h * (expired * (10000.0 - 9800.0 * stale * (1.0 - m_tau)
-                                                        - tprt[i]) - 1.0)
+                    tprt[i] = tprt[i] + h * (expired * (prt[i] - (prt[i] - 200.0) * stale
+                                                        * (1.0 - m_tau) - tprt[i]) - 1.0)
                     m_val = _round(mprt[i])
                     if expiry and m_val > m_last[i]:  # Linux: the expired filter takes
                         tmin[i] = tau_lb  # the next sample, even a larger one

@@ -126,6 +126,10 @@ class Config:
     #: published reading: BBRv2's period starts 10 D_i + 1000 x phase ms before t = 0 (one
     #: value, or one per flow, each in [0, 1))
     bbr2_phase: float | tuple[float, ...] = 0.0
+    #: published reading: BBR's ProbeRTT interval, s (one value, or one per flow): the
+    #: timer's reset and RTprop's staleness window of eqs. (11)-(12), 10 s as published and
+    #: in Linux; other values de-synchronise the flows' ProbeRTT (a remedy, not the paper)
+    probe_rtt_interval_s: float | tuple[float, ...] = 10.0
     extra: dict = field(default_factory=dict, compare=False)
 
     def check(self) -> Config:
@@ -162,6 +166,18 @@ class Config:
         if not all(isinstance(v, (int, float, np.integer, np.floating)) and 0 <= v < 1
                    for v in phases):
             raise invalid("bbr2_phase", self.bbr2_phase, "numbers in [0, 1)")
+        intervals = (self.probe_rtt_interval_s if isinstance(self.probe_rtt_interval_s, tuple)
+                     else (self.probe_rtt_interval_s,))
+        if isinstance(self.probe_rtt_interval_s, tuple) and len(intervals) != len(self.flows):
+            raise invalid("probe_rtt_interval_s", self.probe_rtt_interval_s,
+                          f"one value per flow ({len(self.flows)}), or a single value")
+        if not all(isinstance(v, (int, float, np.integer, np.floating)) and 0.5 <= v <= 60
+                   for v in intervals):
+            raise invalid("probe_rtt_interval_s", self.probe_rtt_interval_s,
+                          "seconds in [0.5, 60] (ProbeRTT itself lasts 0.2 s)")
+        if self.reading != "published" and any(v != 10.0 for v in intervals):
+            raise invalid("probe_rtt_interval_s", self.probe_rtt_interval_s,
+                          "10 with reading='printed' (the published reading's option)")
         if self.reading == "published":
             for name in ("k_sigmoid", "k_window", "l_droptail"):
                 if getattr(self, name) != getattr(Config, name):
@@ -531,10 +547,12 @@ def published_arguments(cfg: Config, warmup_s: float = 0.0) -> dict:
     cca = np.array([CCAS[f.cca] for f in cfg.flows], dtype=np.int64)  # RENO ... BBR2
     phase = np.broadcast_to(np.asarray(cfg.bbr2_phase, dtype=float), (n,))
     tstr0 = np.where((cca == published.BBR2).any(), -10.0 * dd - phase * 1000.0, 0.0)
+    prt = np.broadcast_to(np.asarray(cfg.probe_rtt_interval_s, dtype=float) * 1000.0,
+                          (n,)).copy()
     return {"cca": cca, "d0": d0, "dd": dd, "capacity": cap, "buffer": float(cfg.buffer_pkts),
             "red": cfg.aqm == "red", "h": h, "n_steps": n_steps, "start": start,
             "every": every, "w0": w0, "x0_est": w0 / dd[0],
-            "w_hi0": cfg.inflight_hi_factor * w0, "tstr0": tstr0,
+            "w_hi0": cfg.inflight_hi_factor * w0, "tstr0": tstr0, "prt": prt,
             "expiry": cfg.rtprop_expiry, "recovery": cfg.cubic_recovery}
 
 

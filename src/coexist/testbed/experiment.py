@@ -319,12 +319,16 @@ def run(exp: Experiment, *, progress: bool = True,
             offsets = []
             clients = []
             for i, flow in enumerate(exp.flows):
-                offsets.append(time.monotonic() - t0)
-                clients.append(procs.start(
-                    f"client{i}", plan.sender(exp.group_of(flow)),
-                    ["iperf3", "-c", RECEIVER_IP, "-p", str(BASE_PORT + i),
-                     "--cport", str(BASE_CPORT + i), "-C", flow.cca, "-t", f"{exp.duration_s:g}",
-                     "-i", f"{exp.interval_s:g}", "-J", "--get-server-output"]))
+                # a staggered flow waits in its namespace, then runs to the common end
+                wait = exp.start_s(i)
+                offsets.append(time.monotonic() - t0 + wait)
+                argv = ["iperf3", "-c", RECEIVER_IP, "-p", str(BASE_PORT + i),
+                        "--cport", str(BASE_CPORT + i), "-C", flow.cca,
+                        "-t", f"{exp.duration_s - wait:g}", "-i", f"{exp.interval_s:g}", "-J",
+                        "--get-server-output"]
+                if wait > 0:
+                    argv = ["sh", "-c", f'sleep {wait:g} && exec "$0" "$@"', *argv]
+                clients.append(procs.start(f"client{i}", plan.sender(exp.group_of(flow)), argv))
             sampler = threading.Thread(target=_sampler, daemon=True, args=(
                 plan, t0, stop, flows, sockets, queue, errors))
             sampler.start()

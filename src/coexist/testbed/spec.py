@@ -130,6 +130,9 @@ class Experiment:
     sample_s: float = 0.2
     delay: str = "auto"
     seed: int = 0
+    #: the BBR flows start one after another, this far apart (the k-th at k x stagger_s);
+    #: other flows start at once
+    stagger_s: float = 0.0
     extra: dict = field(default_factory=dict, compare=False)
 
     @property
@@ -148,6 +151,12 @@ class Experiment:
 
     def group_of(self, flow: Flow) -> int:
         return self.groups.index(flow.rtt_s)
+
+    def start_s(self, index: int) -> float:
+        """When flow ``index`` starts after the run's first flow, s (:attr:`stagger_s`)."""
+        if self.flows[index].cca != "bbr":
+            return 0.0
+        return sum(f.cca == "bbr" for f in self.flows[:index]) * self.stagger_s
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -169,6 +178,7 @@ def experiment(
     sample: str | float = 0.2,
     delay: str = "auto",
     seed: int = 0,
+    stagger: str | float = 0.0,
 ) -> Experiment:
     """Parse and check an experiment; every error names the parameter and its valid range."""
     capacity_bps = parse_rate(capacity)
@@ -198,8 +208,16 @@ def experiment(
             f"0 <= warmup <= {duration_s - need:g} s")
     if delay not in ("auto", "tun", "netem"):
         raise invalid("delay", delay, "one of 'auto', 'tun', 'netem'")
+    stagger_s = parse_time(stagger, "stagger", 0.0, 60.0)
+    n_bbr = sum(f.cca == "bbr" for f in flow_list)
+    if stagger_s > 0 and (n_bbr - 1) * stagger_s >= warmup_s:
+        raise ParameterError(
+            f"parameter 'stagger' = {stagger!r} would start the last of {n_bbr} BBR flows "
+            f"{(n_bbr - 1) * stagger_s:g} s in, not before the warm-up ({warmup_s:g} s) ends; "
+            f"valid: 0 <= stagger < warmup / {max(n_bbr - 1, 1)} = "
+            f"{warmup_s / max(n_bbr - 1, 1):g} s")
     exp = Experiment(capacity_bps, rtt_s, float(buffer_bdp), flow_list, duration_s, warmup_s,
-                     interval_s, sample_s, delay, int(seed))
+                     interval_s, sample_s, delay, int(seed), stagger_s)
     if exp.buffer_bytes < 2 * WIRE_PACKET_BYTES:
         raise ParameterError(
             f"parameter 'buffer_bdp' = {buffer_bdp!r} gives a {exp.buffer_bytes}-byte buffer at "
