@@ -471,10 +471,11 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
             raise TestbedError(f"flow {i} ({flow.cca}): {exc}; stderr: {procs.stderr(name)}") \
                 from None
         ivs = res.intervals
+        late = exp.start_s(i)  # a staggered flow's reports count from its own start
         done = proc.returncode == 0 and bool(ivs) and \
-            ivs[-1]["end_s"] >= exp.duration_s - exp.interval_s - 1e-6
+            ivs[-1]["end_s"] >= exp.duration_s - late - exp.interval_s - 1e-6
         complete.append(done)
-        measured = [iv for iv in ivs if iv["start_s"] >= exp.warmup_s - 1e-6]
+        measured = [iv for iv in ivs if iv["start_s"] + late >= exp.warmup_s - 1e-6]
         secs = sum(iv["end_s"] - iv["start_s"] for iv in measured)
         goodput = sum(iv["bytes"] for iv in measured) * 8 / secs if secs > 0 else math.nan
         flow_rows.append({"flow": i, "cca": flow.cca, "rtt_s": flow.rtt_s,
