@@ -102,8 +102,9 @@ def fluid_run(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s:
     """The row of one fluid-model run (published reading, BBRv1) of ``n_cubic`` CUBIC and
     ``n_bbr`` BBR flows, each BBR flow with its ProbeRTT interval (one value for all, or
     one per BBR flow); every flow starts at an equal share of the BDP, as P-F1-2's run.
-    The sending rates stand for goodput, sampled 50 times per bin. Memoised on disk."""
-    from .fluid import cache, solve
+    Goodput is each flow's sending rate thinned by the loss it meets at the queue
+    (:func:`.fluid.metrics.goodput_pps`), sampled 50 times per bin. Memoised on disk."""
+    from .fluid import cache, metrics, solve
 
     intervals = (tuple(float(v) for v in probe_rtt_interval_s)
                  if isinstance(probe_rtt_interval_s, Sequence)
@@ -125,7 +126,8 @@ def fluid_run(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s:
         tr = solve.run(cfg)
         late = tr.t >= warmup_s
         k = int(late.sum() // 50 * 50)
-        bits = tr.rate_pps[late][:k] * 8 * solve.PACKET_BYTES
+        good = np.column_stack([metrics.goodput_pps(tr, i) for i in range(n)])
+        bits = good[late][:k] * metrics.BITS
         bbr = bits[:, n_cubic:].sum(axis=1).reshape(-1, 50).mean(axis=1)
         cub = bits[:, :n_cubic].sum(axis=1).reshape(-1, 50).mean(axis=1)
         tb = tr.t[late][:k].reshape(-1, 50)[:, -1]

@@ -71,7 +71,7 @@ def aggregate(tr: Trace, warmup_s: float = 2.0) -> dict:
 BITS = 8 * 1500  # bits per packet of the traces' rates
 
 
-def _goodput_pps(tr: Trace, i: int) -> np.ndarray:
+def goodput_pps(tr: Trace, i: int) -> np.ndarray:
     """Flow ``i``'s goodput at every sample (packets/s): its sending rate thinned by the loss
     its fluid meets at the queue one forward delay later (eqs. 1-2)."""
     dt = tr.t[1] - tr.t[0]
@@ -90,7 +90,7 @@ def per_flow(tr: Trace, warmup_s: float = 2.0) -> pd.DataFrame:
     """
     late = _after(tr, warmup_s)
     rates = tr.rate_pps[late].mean(axis=0) * BITS
-    good = np.array([_goodput_pps(tr, i)[late].mean() * BITS
+    good = np.array([goodput_pps(tr, i)[late].mean() * BITS
                      for i in range(len(tr.config.flows))])
     return pd.DataFrame({"flow": np.arange(len(rates)),
                          "cca": [f.cca for f in tr.config.flows],
@@ -112,7 +112,7 @@ def goodput_batches(tr: Trace, warmup_s: float = 2.0, batches: int = 4) -> np.nd
     late = np.flatnonzero(_after(tr, warmup_s))
     if len(late) < batches:
         raise invalid("batches", batches, f"at most the {len(late)} samples after the warm-up")
-    good = np.column_stack([_goodput_pps(tr, i)[late] * BITS
+    good = np.column_stack([goodput_pps(tr, i)[late] * BITS
                             for i in range(len(tr.config.flows))])
     return np.stack([part.mean(axis=0) for part in np.array_split(good, batches)])
 
