@@ -122,6 +122,7 @@ def test_book_save_writes_into_the_build_tables_only_during_a_build(tmp_path, mo
     from coexist import book, figures
 
     table = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0]})
+    figures.setup()  # the project's theme, as every notebook has (else 10-px labels)
     chart = alt.Chart(table).mark_line().encode(x="x", y="y")
     monkeypatch.delenv(book.TABLES_ENV, raising=False)
     figures.save(chart, table, "X", "")
