@@ -123,6 +123,19 @@ FLUID_RULE = ordered("fluid_warmup_s", "fluid_duration_s")
 TWO_FLOW_BUFFERS = [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0]  # two_flow.yaml
 
 
+#: how the fluctuation pages read a run: RTTs, goodput bins, warm-up, the period search
+#: range and what counts as a synchronised ProbeRTT entry (P-F1-2, P-F3)
+FLUCTUATION_READING = (
+    _p("rtts_ms", list, [2.0, 5.0], low=0.1, high=1000.0),
+    _p("bin_s", float, 0.5, low=0.1, high=10.0, help="goodput bin, s"),
+    _p("warmup_s", float, 20.0, low=0.0, high=600.0),
+    _p("min_period_s", float, 2.0, low=0.2, high=600.0),
+    _p("max_period_s", float, 60.0, low=0.5, high=600.0),
+    _p("sync_flows", int, 5, low=1, high=100,
+       help="BBR flows entering ProbeRTT within 1 s that count as synchronised"),
+)
+
+
 ENTRIES: tuple[Entry, ...] = (
     Entry("derive-ware", "derive_ware.ipynb", "derivation",
           "Ware et al.'s model (Mishra eqs. 2-4)",
@@ -345,13 +358,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("P-F1-2", "fig_p_f1_2.ipynb", "figure",
           "10 CUBIC + 10 BBR on a small-delay network: fluctuation, period and ProbeRTT",
           _spec(_p("campaign", str, "fluctuation", help="campaign name (data/campaigns/)"),
-                _p("rtts_ms", list, [2.0, 5.0], low=0.1, high=1000.0),
-                _p("bin_s", float, 0.5, low=0.1, high=10.0, help="goodput bin, s"),
-                _p("warmup_s", float, 20.0, low=0.0, high=600.0),
-                _p("min_period_s", float, 2.0, low=0.2, high=600.0),
-                _p("max_period_s", float, 60.0, low=0.5, high=600.0),
-                _p("sync_flows", int, 5, low=1, high=100,
-                   help="BBR flows entering ProbeRTT within 1 s that count as synchronised"),
+                *FLUCTUATION_READING,
                 _p("fluid_duration_s", float, 140.0, low=30.0, high=600.0),
                 _p("fluid_step_us", float, 20.0, low=1.0, high=100.0),
                 rules=(ordered("min_period_s", "max_period_s"),
@@ -361,13 +368,7 @@ ENTRIES: tuple[Entry, ...] = (
           "ProbeRTT as a remedy in the model",
           _spec(_p("campaigns", list, ["fluctuation", "fluctuation_fast"], item=str,
                    help="fluctuation campaigns (data/campaigns/)"),
-                _p("rtts_ms", list, [2.0, 5.0], low=0.1, high=1000.0),
-                _p("bin_s", float, 0.5, low=0.1, high=10.0, help="goodput bin, s"),
-                _p("warmup_s", float, 20.0, low=0.0, high=600.0),
-                _p("min_period_s", float, 2.0, low=0.2, high=600.0),
-                _p("max_period_s", float, 60.0, low=0.5, high=600.0),
-                _p("sync_flows", int, 5, low=1, high=10,
-                   help="BBR flows entering ProbeRTT within 1 s that count as synchronised"),
+                *FLUCTUATION_READING,
                 _p("fluid_capacities_mbps", list, [100.0, 200.0, 1000.0], low=1.0,
                    high=100_000.0, help="capacities of the fluid runs, Mbit/s"),
                 _p("fluid_duration_s", float, 200.0, low=30.0, high=600.0),
