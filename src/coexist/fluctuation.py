@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import data, periodicity
+from . import data, fairness, periodicity
 from .params import invalid
 
 #: BBRv1's ProbeRTT interval in Linux and in the published model, s
@@ -32,12 +32,12 @@ PROBE_RTT_INTERVAL_S = 10.0
 
 
 def jain(x) -> float:
-    """Jain's fairness index of the values ``x``: 1 when all are equal, 1/n when one
-    takes everything."""
+    """Jain's fairness index of a run's flow rates (:func:`coexist.fairness.jain`), refusing
+    what is not a set of rates: a run row must not carry a NaN index silently."""
     x = np.asarray(x, dtype=float)
     if x.ndim != 1 or len(x) == 0 or (x < 0).any() or not x.sum() > 0:
         raise invalid("x", x, "a 1-D array of non-negative rates, not all zero")
-    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum()))
+    return fairness.jain(x)
 
 
 def spread_intervals(n: int, spread_s: float,

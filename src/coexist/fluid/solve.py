@@ -70,12 +70,14 @@ when a cut comes below the previous one) and TCP-friendly region are left out, a
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from numba import njit
 
+from ..fairness import jain
 from ..params import ParameterError, invalid
 from . import cubic, network, published
 
@@ -159,22 +161,9 @@ class Config:
                       "k_sigmoid > 0, k_window > 0, l_droptail >= 1")
         if self.reading not in READINGS:
             raise invalid("reading", self.reading, f"one of {', '.join(READINGS)}")
-        phases = self.bbr2_phase if isinstance(self.bbr2_phase, tuple) else (self.bbr2_phase,)
-        if isinstance(self.bbr2_phase, tuple) and len(phases) != len(self.flows):
-            raise invalid("bbr2_phase", self.bbr2_phase,
-                          f"one value per flow ({len(self.flows)}), or a single value")
-        if not all(isinstance(v, (int, float, np.integer, np.floating)) and 0 <= v < 1
-                   for v in phases):
-            raise invalid("bbr2_phase", self.bbr2_phase, "numbers in [0, 1)")
-        intervals = (self.probe_rtt_interval_s if isinstance(self.probe_rtt_interval_s, tuple)
-                     else (self.probe_rtt_interval_s,))
-        if isinstance(self.probe_rtt_interval_s, tuple) and len(intervals) != len(self.flows):
-            raise invalid("probe_rtt_interval_s", self.probe_rtt_interval_s,
-                          f"one value per flow ({len(self.flows)}), or a single value")
-        if not all(isinstance(v, (int, float, np.integer, np.floating)) and 0.5 <= v <= 60
-                   for v in intervals):
-            raise invalid("probe_rtt_interval_s", self.probe_rtt_interval_s,
-                          "seconds in [0.5, 60] (ProbeRTT itself lasts 0.2 s)")
+        phases = self._per_flow("bbr2_phase", lambda v: 0 <= v < 1, "numbers in [0, 1)")
+        intervals = self._per_flow("probe_rtt_interval_s", lambda v: 0.5 <= v <= 60,
+                                   "seconds in [0.5, 60] (ProbeRTT itself lasts 0.2 s)")
         if self.reading != "published" and any(v != 10.0 for v in intervals):
             raise invalid("probe_rtt_interval_s", self.probe_rtt_interval_s,
                           "10 with reading='printed' (the published reading's option)")
@@ -207,6 +196,18 @@ class Config:
             raise invalid("inflight_hi_factor", self.inflight_hi_factor,
                       "> 0 (BBRv2's initial inflight_hi, in initial windows)")
         return self
+
+    def _per_flow(self, name: str, ok: Callable[[float], bool], valid: str) -> tuple:
+        """An option given as one number or one per flow, as a tuple: every value a number
+        that ``ok`` accepts, or an error naming the option and ``valid``."""
+        value = getattr(self, name)
+        values = value if isinstance(value, tuple) else (value,)
+        if isinstance(value, tuple) and len(values) != len(self.flows):
+            raise invalid(name, value, f"one value per flow ({len(self.flows)}), or a single value")
+        if not all(isinstance(v, (int, float, np.integer, np.floating)) and ok(v)
+                   for v in values):
+            raise invalid(name, value, valid)
+        return values
 
 
 def dumbbell(ccas: list[str], *, capacity_bps: float, rtt_s: float | list[float],
@@ -567,14 +568,14 @@ def simulate_published(cfg: Config, warmup_s: float = 0.0) -> tuple[Trace, dict]
     each flow's mean rate (packets/s).
     """
     a = published_arguments(cfg, warmup_s)
-    h, n, n_steps, start, every = a["h"], len(cfg.flows), a["n_steps"], a["start"], a["every"]
+    h, n_steps, start, every = a["h"], a["n_steps"], a["start"], a["every"]
     out, link, m, rate_sum = published.integrate(**a)
     counted = n_steps - start
     jitter_n = len(range(start + int(1 / h), n_steps, int(1 / h)))
     rates = rate_sum / counted
     summary = {"avg_queue_pkts": m[0] / counted, "loss": m[1] / m[2] if m[2] > 0 else 0.0,
                "utilization": m[3] / counted,
-               "jain": float(rates.sum() ** 2 / (n * (rates ** 2).sum())),
+               "jain": jain(rates),
                "jitter_ms": m[4] / jitter_n if jitter_n else float("nan"),
                "rates_pps": rates * 1e3}
     t = np.arange(link.shape[1]) * every * h / 1e3
