@@ -91,3 +91,19 @@ def test_relation_to_a_clock():
     assert periodicity.relation(2.535, 10.14) == "1/4"
     assert periodicity.relation(36.0, 10.2) == "unrelated"
     assert periodicity.relation(np.nan, 10.2) == "unrelated"
+
+
+def test_synchronised_groups_entries_and_counts_each_group():
+    from coexist.periodicity import synchronised
+
+    starts, size = synchronised([30.2, 10.0, 10.4, 10.9, 20.0, 20.5, 31.0])
+    assert starts.tolist() == [10.0, 20.0, 30.2]
+    assert size.tolist() == [3, 2, 2]
+
+
+def test_model_probe_rtt_entries_are_upward_crossings_of_one_half():
+    from coexist.periodicity import model_probe_rtt_entries
+
+    t = np.arange(6.0)
+    m = np.array([[0, 0], [1, 0], [1, 0], [0, 1], [1, 1], [0, 0]], dtype=float)
+    assert model_probe_rtt_entries(t, m).tolist() == [1.0, 3.0, 4.0]

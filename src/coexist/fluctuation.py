@@ -63,13 +63,11 @@ def summarise(t_s: np.ndarray, bbr_bps: np.ndarray, cubic_bps: np.ndarray,
     top = min(max_period_s, len(bbr) * bin_s / 2)  # a period fits twice in the run
     spec = periodicity.spectral_period(bbr, bin_s, min_period_s, top)
     acf = periodicity.acf_period(bbr, bin_s, min_period_s, top)
-    t = np.sort(np.asarray(entries_s, dtype=float))
-    starts = periodicity.clusters(t, 1.0)
-    size = np.array([((t >= s) & (t < s + 1.0)).sum() for s in starts])
+    starts, size = periodicity.synchronised(entries_s)
     synced = starts[size >= sync_flows]
     total = bbr.mean() + np.asarray(cubic_bps, dtype=float).mean()
     return {"period_s": spec.period_s, "strength": spec.strength, "p_white": spec.p_white,
-            "acf_period_s": acf.period_s, "probe_rtt_entries": len(t),
+            "acf_period_s": acf.period_s, "probe_rtt_entries": len(entries_s),
             "synchronised_entries": len(synced),
             "sync_gap_s": float(np.median(np.diff(synced))) if len(synced) > 1 else np.nan,
             "amplitude": float(bbr.std() / bbr.mean()) if bbr.mean() > 0 else np.nan,
@@ -131,9 +129,7 @@ def fluid_run(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s:
         bbr = bits[:, n_cubic:].sum(axis=1).reshape(-1, 50).mean(axis=1)
         cub = bits[:, :n_cubic].sum(axis=1).reshape(-1, 50).mean(axis=1)
         tb = tr.t[late][:k].reshape(-1, 50)[:, -1]
-        m = tr.bbr["m_prt"][:, n_cubic:]
-        ent = np.concatenate([tr.t[1:][(m[1:, i] > 0.5) & (m[:-1, i] <= 0.5)]
-                              for i in range(n_bbr)])
+        ent = periodicity.model_probe_rtt_entries(tr.t, tr.bbr["m_prt"][:, n_cubic:])
         return summarise(tb, bbr, cub, bits.mean(axis=0), ent[ent >= warmup_s], bin_s=bin_s,
                          capacity_bps=capacity_bps, min_period_s=min_period_s,
                          max_period_s=max_period_s, sync_flows=sync_flows)

@@ -147,6 +147,24 @@ def probe_rtt_entries(sockets: pd.DataFrame) -> pd.DataFrame:
     return b.loc[in_prt & ~before, ["flow", "t_s"]].reset_index(drop=True)
 
 
+def model_probe_rtt_entries(t: np.ndarray, m_prt: np.ndarray) -> np.ndarray:
+    """The times at which a fluid-model BBR flow enters ProbeRTT (its mode ``m_prt``,
+    samples x flows, crosses 1/2 upwards), every flow's together, sorted."""
+    m = np.asarray(m_prt, dtype=float)
+    t = np.asarray(t, dtype=float)
+    return np.sort(np.concatenate([t[1:][(m[1:, i] > 0.5) & (m[:-1, i] <= 0.5)]
+                                   for i in range(m.shape[1])]))
+
+
+def synchronised(times: np.ndarray, window_s: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The groups of ProbeRTT entries (:func:`clusters`) and how many entries each holds
+    within ``window_s`` of its start; a group of enough flows is a synchronised entry."""
+    t = np.sort(np.asarray(times, dtype=float))
+    starts = clusters(t, window_s)
+    return starts, np.array([((t >= s) & (t < s + window_s)).sum() for s in starts],
+                            dtype=int)
+
+
 def event_average(t: np.ndarray, x: np.ndarray, events: np.ndarray,
                   before_s: float, after_s: float) -> pd.DataFrame:
     """Mean, 10th and 90th percentile of ``x`` at each lag around the events that have the
