@@ -18,6 +18,7 @@ remedy the fluctuation paper leaves open). Every row carries:
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -137,7 +138,10 @@ def fluid_run(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s:
     inputs = {"config": repr(cfg), "warmup_s": float(warmup_s), "bin_s": float(bin_s),
               "periods": [float(min_period_s), float(max_period_s)],
               "sync_flows": int(sync_flows)}
-    return dict(cache.memo("fluctuation", inputs, compute))
+    # the row is computed here and in the modules it reads, not only in the fluid model
+    here = sys.modules[__name__]
+    return dict(cache.memo("fluctuation", inputs, compute,
+                           shaped_by=(here, periodicity, fairness)))
 
 
 def measured_table(campaigns: Sequence[str], rtts_ms: Sequence[float], **kw) -> pd.DataFrame:
