@@ -127,3 +127,17 @@ def test_a_memo_path_that_is_a_file_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.ENV, str(f))
     with pytest.raises(ParameterError, match="COEXIST_FLUID_CACHE"):
         cache.directory()
+
+
+def test_census_logs_each_lookup_as_computed_or_found(memo_dir, tmp_path, monkeypatch):
+    import json
+
+    log = tmp_path / "census.jsonl"
+    monkeypatch.setenv(cache.LOG_ENV, str(log))
+    calls, compute = counter()
+    cache.memo("k", {"a": 1.0}, compute)
+    cache.memo("k", {"a": 1.0}, compute)
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [(x["kind"], x["inputs"], x["hit"]) for x in lines] == [
+        ("k", {"a": 1.0}, False), ("k", {"a": 1.0}, True)]
+    assert lines[0]["seconds"] >= 0 and lines[1]["seconds"] is None

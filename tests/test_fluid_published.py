@@ -4,6 +4,7 @@ configuration helpers and the checks on its inputs."""
 
 from concurrent.futures import ThreadPoolExecutor
 
+import numba
 import numpy as np
 import pytest
 
@@ -256,3 +257,57 @@ def test_the_printed_reading_keeps_the_published_interval():
     with pytest.raises(ParameterError, match="probe_rtt_interval_s.*printed"):
         solve.Config(PPS, 500.0, _config().flows, probe_rtt_interval_s=5.0,
                      reading="printed").check()
+
+
+@numba.njit
+def _cubes_differ(xs):
+    """Indices where the kernel's cube is not the C library's pow(x, 3.0)."""
+    out = []
+    for j in range(xs.shape[0]):
+        a = xs[j] ** 3.0
+        b = published._cube(xs[j])
+        if not (a == b or (a != a and b != b)):
+            out.append(j)
+    return out
+
+
+def _cube_arguments() -> np.ndarray:
+    """CUBIC's argument s/1000 + 2 - K spans a few units either side of 0 in a run; add
+    every scale up to the kernel's guards, the guards themselves, and special values."""
+    rng = np.random.default_rng(7)
+    parts = [rng.uniform(-5, 5, 2_000_000), rng.uniform(-1e-3, 1e-3, 200_000),
+             rng.uniform(1.9, 2.1, 200_000)]
+    scale = 10.0 ** rng.uniform(-110, 110, 400_000)
+    parts.append(scale * rng.choice([-1.0, 1.0], scale.size))
+    twos = 2.0 ** np.arange(-100, 101, dtype=float)
+    edges = np.array([1e-290 ** (1 / 3), 1e290 ** (1 / 3), 0.0, -0.0, np.inf, -np.inf,
+                      np.nan, 5e-324, 1.7976931348623157e308])
+    parts += [twos, -twos, np.nextafter(twos, 0), np.nextafter(twos, np.inf), edges]
+    return np.concatenate(parts)
+
+
+def test_the_kernels_cube_has_the_c_librarys_bits():
+    """CUBIC's eq. (40) takes x^3 per flow and step; the kernel forms it without pow and
+    must return pow's double for every argument, or the published model's runs change."""
+    xs = _cube_arguments()
+    assert list(_cubes_differ(xs)) == []
+
+
+@numba.njit
+def _pairs_differ(xs, k):
+    out = []
+    for j in range(xs.shape[0]):
+        a, b = published._sig_both(xs[j], k)
+        if a != published._sig(xs[j], k) or b != published._sig(-xs[j], k):
+            out.append(j)
+    return out
+
+
+@pytest.mark.parametrize("k", [published.SMOOTH, published.SHARP])
+def test_one_exponential_gives_both_sides_of_the_pulse_step(k):
+    """Eq. (21)'s pulses read σ at x and at -x; the shared exponential must give the bits
+    of two separate σ, at both sharpnesses, across and beyond the short-cut at |kx| = 40."""
+    rng = np.random.default_rng(3)
+    xs = np.concatenate([rng.uniform(-12, 12, 1_000_000) / k * 5, [0.0, -0.0, 40 / k,
+                         -40 / k, np.nextafter(40 / k, 0), np.nextafter(-40 / k, 0)]])
+    assert list(_pairs_differ(xs, k)) == []

@@ -6,7 +6,9 @@ execute every notebook; the memo computes each run once per build. Keys hash the
 together with the source of the fluid-model package, so any change to the model's code
 misses the memo. The memo lives in the book's build directory (``_build/fluid-cache``), so
 a clean checkout starts empty; ``COEXIST_FLUID_CACHE`` names another directory, or ``off``
-disables it.
+disables it. ``COEXIST_FLUID_LOG`` names a file to which every lookup appends one JSON line
+(kind, inputs, hit or computed, seconds), the census from which a build's runs and their
+cost are counted (``benchmarks/memo_census.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import os
 import pickle
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -29,6 +32,7 @@ from ..params import invalid
 PACKAGE = Path(__file__).resolve().parent
 ROOT = paths.ROOT
 ENV = "COEXIST_FLUID_CACHE"
+LOG_ENV = "COEXIST_FLUID_LOG"
 
 
 #: modules of the package that compute no stored value: this memo, and where runs execute
@@ -90,20 +94,41 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any], *,
     """
     where = directory()
     if where is None:
-        return compute()
+        return _timed(kind, inputs, compute)
     path = where / kind / f"{key(kind, inputs, shaped_by)}.pkl"
     found = _load(path)
     if found is not _MISSING:
+        _log(kind, inputs, None)
         return found
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.with_suffix(".lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         found = _load(path)  # computed by whoever held the lock before us
         if found is not _MISSING:
+            _log(kind, inputs, None)
             return found
-        value = compute()
+        value = _timed(kind, inputs, compute)
         _store(path, value)
     return value
+
+
+def _timed(kind: str, inputs: dict[str, Any], compute: Callable[[], Any]) -> Any:
+    started = time.perf_counter()
+    value = compute()
+    _log(kind, inputs, time.perf_counter() - started)
+    return value
+
+
+def _log(kind: str, inputs: dict[str, Any], seconds: float | None) -> None:
+    """Append one line to the census file named by :data:`LOG_ENV`, if any: ``seconds``
+    is the compute time, None for a result found in the memo."""
+    where = os.environ.get(LOG_ENV, "")
+    if not where:
+        return
+    line = json.dumps({"kind": kind, "inputs": inputs, "hit": seconds is None,
+                       "seconds": seconds, "pid": os.getpid()}, sort_keys=True, default=repr)
+    with open(where, "a") as f:  # one short append per line: lines never interleave
+        f.write(line + "\n")
 
 
 _MISSING = object()
