@@ -24,6 +24,28 @@ static inline double sig(double x, double k) {
     if (x >= 0.0) return 1.0 / (1.0 + exp(-k * x));
     return 1.0 - 1.0 / (1.0 + exp(k * x));
 }
+/* sig(x) and sig(-x) from one exponential, the bits of two sig calls (the kernel's
+   _sig_both) */
+static inline void sig_both(double x, double k, double *pos, double *neg) {
+    if (k * x > 40.0) { *pos = 1.0; *neg = 0.0; return; }
+    if (k * x < -40.0) { *pos = 0.0; *neg = 1.0; return; }
+    if (x >= 0.0) { double s = 1.0 / (1.0 + exp(-k * x)); *pos = s; *neg = 1.0 - s; return; }
+    double s = 1.0 / (1.0 + exp(k * x));
+    *pos = 1.0 - s;
+    *neg = s;
+}
+/* x^3 with pow's bits: exact in double-double, pow near a rounding midpoint (the
+   kernel's _cube) */
+static inline double cube(double x) {
+    double p = x * x, e = fma(x, x, -p), hi = p * x, e2 = fma(p, x, -hi);
+    double lo = e2 + e * x, r = hi + lo;
+    lo = lo - (r - hi);
+    double q = (4503599627370496.0 + 1.0) * r;
+    double ufp = fabs(q - (1.0 - 0x1p-53) * q);
+    if (!(1e-290 < fabs(r) && fabs(r) < 1e290) || fabs(r) == ufp || fabs(lo) > 0.46 * 0x1p-52 * ufp)
+        return pow(x, 3.0);
+    return r;
+}
 static inline double idc(double x) { return x >= 0.0 ? 1.0 : 0.0; }
 static inline double gam(double x) { return x * sig(x, SHARP); }
 static inline double pyround(double x) {
@@ -166,7 +188,7 @@ int main(void) {
                         k_at[i] = wmax[i];
                     }
                     double f = s[i] / 1000.0 + 2.0 - k_cubic[i];
-                    w[i] = dmax(1.0, 0.4 * pow(f, 3.0) + wmax[i]);
+                    w[i] = dmax(1.0, 0.4 * cube(f) + wmax[i]);
                     x[i] = w[i] / tau[i];
                 } else {
                     double t_net = t - tstr[i];
@@ -219,10 +241,11 @@ int main(void) {
                     double x_ifl = w[i] / tau_lb, dmdwn = 0.0, ph0, ph1;
                     if (c == BBR1) {
                         double phi = (double)(i % 6);
-                        ph0 = 0.25 * sig(t_net - phi * rtprop, SMOOTH) *
-                              sig((phi + 1) * rtprop - t_net, SMOOTH);
-                        ph1 = 0.25 * sig(t_net - (phi + 1) * rtprop, SMOOTH) *
-                              sig((phi + 2) * rtprop - t_net, SMOOTH);
+                        double s_end, s_next;
+                        sig_both((phi + 1) * rtprop - t_net, SMOOTH, &s_end, &s_next);
+                        ph0 = 0.25 * sig(t_net - phi * rtprop, SMOOTH) * s_end;
+                        ph1 = s_next != 0.0 ?
+                              0.25 * s_next * sig((phi + 2) * rtprop - t_net, SMOOTH) : 0.0;
                     } else {
                         double drain = dmin(bdp, 0.85 * whi[i]);
                         double pc_lb = pcs[lb_p];

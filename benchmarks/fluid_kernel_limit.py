@@ -3,8 +3,9 @@ equations, the physical limit of one core on this machine.
 
 ``fluid_kernel_limit.c`` is :func:`coexist.fluid.published.integrate` written out in C,
 operation for operation, without the sampled traces (the C loop keeps only the metrics).
-It is compiled with ``cc -O2 -ffp-contract=off`` (no fast-math, no fused multiply-add), so
-it rounds as the compiled Python kernel does. Both run the same mixes of the book's
+It is compiled with ``cc -O2 -ffp-contract=off`` (no fast-math, no fused multiply-add
+but the two explicit ones of the kernel's cube), so it rounds as the compiled Python
+kernel does. Both run the same mixes of the book's
 equilibrium figures (10 flows, 100 Mbit/s, 40 ms, 2 BDP, 50 us steps) in this process,
 one after the other; the script first requires both to give the same metrics (relative
 difference at most ``RTOL``), then reports each one's flow-steps per second and their
