@@ -37,18 +37,10 @@ def _with_cube(xs):
 
 @numba.njit
 def _near_midpoint(xs):
-    """Arguments for which the kernel's cube falls back to pow (its guard, restated)."""
+    """Arguments for which the kernel's cube falls back to pow."""
     n = 0
     for x in xs:
-        p = x * x
-        e = published._fma(x, x, -p)
-        hi = p * x
-        lo = published._fma(p, x, -hi) + e * x
-        r = hi + lo
-        lo = lo - (r - hi)
-        q = published._PHI * r
-        ufp = abs(q - (1.0 - 2.0 ** -53) * q)
-        if abs(r) == ufp or abs(lo) > 0.46 * 2.0 ** -52 * ufp:
+        if not published._cube_rounded(x)[1]:
             n += 1
     return n
 

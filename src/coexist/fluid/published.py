@@ -132,16 +132,12 @@ def _fma(typingctx, a, b, c):
 
 
 @njit(cache=True, inline="always")
-def _cube(x):
-    """``x ** 3.0`` with the C library's bits at about half its cost (CUBIC's eq. 40 takes
-    one cube per flow and step, and the library's pow was half a CUBIC step's time).
-
-    x^3 is formed in double-double (error below 2^-100 relative) and rounded once: the
-    correctly rounded cube. The library's pow is within 0.54 units in the last place
-    (glibc's bound), so where the exact cube lies more than 0.04 of a unit from a
-    rounding midpoint both must return this double; nearer a midpoint (about 8 % of
-    arguments), at a power of two, or near under- or overflow, pow itself is called.
-    """
+def _cube_rounded(x):
+    """x^3 formed in double-double (error below 2^-100 relative) and rounded once, the
+    correctly rounded cube; and whether the C library's pow must return the same double.
+    Its pow is within 0.54 units in the last place (glibc's bound), so it must where the
+    exact cube lies more than 0.04 of a unit from a rounding midpoint; not so nearer a
+    midpoint (about 8 % of arguments), at a power of two, or near under- or overflow."""
     p = x * x
     e = _fma(x, x, -p)  # x^2 = p + e exactly
     hi = p * x
@@ -151,9 +147,17 @@ def _cube(x):
     lo = lo - (r - hi)  # what r leaves of the cube
     q = _PHI * r
     ufp = abs(q - (1.0 - 2.0 ** -53) * q)  # r's leading power of two (Rump)
-    if not 1e-290 < abs(r) < 1e290 or abs(r) == ufp or abs(lo) > 0.46 * 2.0 ** -52 * ufp:
-        return x ** 3.0
-    return r
+    certain = 1e-290 < abs(r) < 1e290 and abs(r) != ufp and abs(lo) <= 0.46 * 2.0 ** -52 * ufp
+    return r, certain
+
+
+@njit(cache=True, inline="always")
+def _cube(x):
+    """``x ** 3.0`` with the C library's bits at about half its cost (CUBIC's eq. 40 takes
+    one cube per flow and step, and the library's pow was half a CUBIC step's time): the
+    exact cube where pow must return it (:func:`_cube_rounded`), pow itself elsewhere."""
+    r, certain = _cube_rounded(x)
+    return r if certain else x ** 3.0
 
 
 @njit(cache=True, inline="always")
