@@ -74,6 +74,11 @@ warmup: 30
 """
     c = campaign.load(write(tmp_path, text))
     assert [p.exp.duration_s for p in c.points] == [120, 180]
+    assert not any(p.exp.steer_acks for p in c.points)
+    steered = campaign.load(write(tmp_path, text + "steer_acks: true\n"))
+    assert all(p.exp.steer_acks for p in steered.points)
+    with pytest.raises(ParameterError, match="'steer_acks' = 'on'"):
+        campaign.load(write(tmp_path, text + "steer_acks: 'on'\n"))
 
 
 def test_a_second_grid_adds_repeats_to_some_points(tmp_path):

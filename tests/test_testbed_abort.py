@@ -213,6 +213,8 @@ def test_a_run_stops_once_its_lateness_gate_cannot_pass(tmp_path):
     dl = s["delay_line"]
     assert 0 < dl["cpu_s"] and 0 < dl["wall_s"] <= s["wall_s"]
     assert dl["cpu_fraction"] == pytest.approx(dl["cpu_s"] / dl["wall_s"])
+    assert dl["user_s"] >= 0 and dl["sys_s"] >= 0
+    assert dl["user_s"] + dl["sys_s"] == pytest.approx(dl["cpu_s"], abs=2e-6)
     assert not by_name["flows_complete"]["passed"] and by_name["cca_confirmed"]["passed"]
     assert gates.timing_only(s) or not by_name["drops_only_at_bottleneck"]["passed"]
     assert s["flows"] == [] and s["bbr_share"] is None and s["goodput_total_bps"] is None

@@ -263,3 +263,31 @@ def test_staggered_bbr_flows_start_apart_and_end_together(tmp_path, env):
     ends = series.groupby("flow").t_end_s.max()
     assert ends.max() - ends.min() <= 0.5
     assert series[series.flow == 2].t_start_s.min() >= 2.0 - 0.3
+
+
+def test_steered_acks_leave_the_delay_lines_cpu(env):
+    """``--steer-acks``: the delay line runs on the last CPU, and the ACKs it writes back are
+    steered to every other CPU (the device's rps_cpus, as the line wrote it); the run's
+    base RTT is still honoured."""
+    p = subprocess.run(_cli("run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp", "2",
+                            "--flows", "cubic:1,bbr:1", "--duration", "4", "--warmup", "1",
+                            "--delay", "tun", "--steer-acks", "--run-to-end", "--json"),
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode in (0, 3), p.stderr
+    s = json.loads(p.stdout)
+    assert s["params"]["steer_acks"] is True
+    dl = s["delay_line"]
+    n = os.cpu_count()
+    assert dl["cpu"] == n - 1
+    assert int(dl["rps_cpus"].replace(",", ""), 16) == (1 << (n - 1)) - 1
+    assert dl["released"] > 0 and dl["user_s"] + dl["sys_s"] > 0
+    by_name = {g["name"]: g for g in s["gates"]}
+    assert by_name["probe_rtt"]["passed"], by_name["probe_rtt"]
+
+
+def test_delay_line_refuses_a_bad_cpu():
+    from coexist.testbed import delay
+
+    p = subprocess.run([str(delay.binary()), "--cpu", "x", "dl0:1000"], capture_output=True,
+                       text=True, timeout=10)
+    assert p.returncode == 2 and "--cpu 'x' must be a CPU number 0..1023" in p.stderr

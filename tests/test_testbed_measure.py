@@ -108,6 +108,8 @@ def test_link_drops_and_delayline_stats():
     assert all(v >= 0 for v in drops.values())
     stats = measure.parse_delayline_stats(read("delayline_stats.json"))
     assert stats["scheduler"] == "SCHED_FIFO"
+    assert stats["user_s"] + stats["sys_s"] == pytest.approx(stats["cpu_s"], abs=2e-6)
+    assert stats["cpu"] == 1 and stats["rps_cpus"] == "00000001"  # a steered run
     assert [d["name"] for d in stats["devices"]] == ["dl0", "dl1"]
     assert stats["released"] == sum(d["packets"] - d["queued_at_stop"]
                                     for d in stats["devices"])

@@ -121,3 +121,18 @@ def test_a_stagger_past_the_warm_up_is_refused():
     with pytest.raises(ParameterError, match="'stagger'"):
         spec.experiment(capacity="100mbit", rtt="5ms", buffer_bdp=2, flows="bbr:2",
                         duration=60, stagger="-1s")
+
+
+def test_steer_acks_is_a_boolean_for_the_tun_delay_line_on_two_or_more_cpus(monkeypatch):
+    args = dict(capacity="300mbit", rtt="5ms", buffer_bdp=2, flows="cubic:1,bbr:1",
+                duration=30)
+    assert not spec.experiment(**args).steer_acks
+    exp = spec.experiment(**args, steer_acks=True)
+    assert exp.steer_acks and exp.to_dict()["steer_acks"] is True
+    with pytest.raises(ParameterError, match=r"'steer_acks' = 'yes'.*true or false"):
+        spec.experiment(**args, steer_acks="yes")
+    with pytest.raises(ParameterError, match=r"'steer_acks' = True.*delay 'netem'"):
+        spec.experiment(**args, steer_acks=True, delay="netem")
+    monkeypatch.setattr(spec.os, "cpu_count", lambda: 1)
+    with pytest.raises(ParameterError, match=r"'steer_acks' = True.*1 CPU \(needs 2 or more\)"):
+        spec.experiment(**args, steer_acks=True)

@@ -72,6 +72,12 @@ def test_tun_delay_per_group_on_the_ack_path():
     assert not any("netem" in c for c in cmds)
 
 
+def test_steered_delay_line_runs_on_the_last_cpu(monkeypatch):
+    monkeypatch.setattr(topology.os, "cpu_count", lambda: 4)
+    p = plan("tun", steer_acks=True)
+    assert p.delayline_args() == ["--cpu", "3", "dl0:40000.000", "dl1:30000.000"]
+
+
 def test_netem_delay_per_group():
     cmds = [" ".join(c) for c in plan("netem").delay_commands()]
     assert cmds == [

@@ -221,7 +221,7 @@ def _run(args: argparse.Namespace) -> int:
     exp = spec.experiment(capacity=args.capacity, rtt=args.rtt, buffer_bdp=args.buffer_bdp,
                           flows=args.flows, duration=args.duration, warmup=args.warmup,
                           interval=args.interval, sample=args.sample, delay=args.delay,
-                          stagger=args.stagger)
+                          stagger=args.stagger, steer_acks=args.steer_acks)
     if args.out:  # a measurement must not be lost to a bad path after it is made
         _check_out_dir(Path(args.out))
     th = gates.Thresholds(utilisation_min=args.min_utilisation)
@@ -531,6 +531,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "every flow at once); the last must start within the warm-up")
     run.add_argument("--delay", default="auto", choices=("auto", "tun", "netem"),
                      help="base-RTT emulation (auto: netem if the kernel has it)")
+    run.add_argument("--steer-acks", action="store_true",
+                     help="run the TUN delay line on the last CPU and process the ACKs it "
+                          "writes back on the others (receive packet steering)")
     run.add_argument("--min-utilisation",
                      type=_number("min_utilisation", float, low=0.0, high=1.0), default=0.95,
                      help="utilisation gate (default 0.95)")

@@ -527,7 +527,10 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     run's time that the sleepers on every CPU spent more than 1 ms late, the highest over
     the CPUs: :func:`coexist.testbed.wakeups.probe`; empty for runs stored before they
     existed), delay_cpu_us_per_packet
-    (:func:`delay_cpu_us_per_packet`), wall_s, time_utc.
+    (:func:`delay_cpu_us_per_packet`), delay_sys_pct (the share of the delay line's CPU
+    time spent in the kernel; empty for runs stored before the split), steer_acks (the
+    delay line's ACKs processed on the other CPUs; false for runs stored before the
+    option), wall_s, time_utc.
     """
     note_read("*")
     rows = []
@@ -573,6 +576,9 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "wake_late_pct": (s.get("wake_probe") or {}).get("late_pct"),
             "stall_pct": stall_pct_max(s.get("stall_probe")),
             "delay_cpu_us_per_packet": delay_cpu_us_per_packet(s),
+            "delay_sys_pct": 100 * dl["sys_s"] / dl["cpu_s"]
+            if dl.get("sys_s") is not None and dl["cpu_s"] else None,
+            "steer_acks": bool(s["params"].get("steer_acks", False)),
             "wall_s": s.get("wall_s"), "time_utc": s["provenance"]["time_utc"],
         })
     return pd.DataFrame(rows)

@@ -45,7 +45,7 @@ GRID_KEYS = {"capacity", "rtt", "buffer_bdp", "flows"}
 # repeats (default: the campaign's)
 OPTIONAL_GRID_KEYS = {"load", "repeats"}
 SETTINGS = {"duration": 60.0, "warmup": 10.0, "interval": 1.0, "sample": 0.5,
-            "min_utilisation": 0.95, "stagger": 0.0}
+            "min_utilisation": 0.95, "stagger": 0.0, "steer_acks": False}
 TOP_KEYS = {"name", "title", "figures", "grid", "repeats", "max_attempts", *SETTINGS}
 #: wall-clock overhead per run beyond its duration, for ETAs and the time cap: set-up, start
 #: and teardown (4 s: the mean gap between full runs of a campaign was 4.4 s, the median 2 s),
@@ -204,7 +204,8 @@ def load(path: Path) -> Campaign:
                 exp = spec.experiment(capacity=cap, rtt=rtt, buffer_bdp=buf, flows=mix,
                                       duration=settings["duration"], warmup=settings["warmup"],
                                       interval=settings["interval"], sample=settings["sample"],
-                                      stagger=settings["stagger"])
+                                      stagger=settings["stagger"],
+                                      steer_acks=settings["steer_acks"])
             except ParameterError as exc:
                 raise _fail(path, f"point {cap}, {rtt}, {buf} BDP, {mix}: {exc}") from None
             mu = settings["min_utilisation"]

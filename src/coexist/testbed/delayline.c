@@ -5,13 +5,22 @@
  * the kernel forwards it on.  One process serves several devices (one per sender
  * group, so that flows can have different base RTTs).
  *
- * Usage: delayline [--stats FILE] [--live FILE] [--priority P] NAME:DELAY_US [...]
+ * Usage: delayline [--stats FILE] [--live FILE] [--priority P] [--cpu N] NAME:DELAY_US [...]
  *
  * The devices must exist (ip tuntap add dev NAME mode tun).  On SIGTERM/SIGINT the
  * line stops and writes JSON statistics: packets, bytes, drops, the release
- * lateness distribution (time a packet left after its due time), CPU time and the
- * scheduling policy obtained.  "ready" is printed on stdout once all devices are
+ * lateness distribution (time a packet left after its due time), CPU time (in all, and
+ * split into user and kernel time: a write into the TUN device runs the kernel's
+ * forwarding of that packet, and the TCP work it triggers, in this process's system
+ * time) and the scheduling policy obtained.  "ready" is printed on stdout once all devices are
  * attached.
+ *
+ * With --cpu N the line runs on CPU N only, and the packets it writes back into each device
+ * are handed to the other CPUs (receive packet steering: the device's rps_cpus, under
+ * /sys/class/net of the network namespace it runs in).  Without it, a write runs the
+ * kernel's forwarding of the packet, and everything that packet sets off (an ACK makes
+ * its sender transmit), inside the write, on the line's own CPU and before its next
+ * release; with it, the write only queues the packet for another CPU.
  *
  * With --live the counters are kept in FILE, mapped shared, so that another process can
  * read them while the line runs (struct live below, native byte order): the magic
@@ -87,6 +96,41 @@ static int open_tun(const char *name) {
 }
 
 /* Keep the counters in FILE, mapped shared (see the header comment). */
+/* Run on CPU `cpu` only and steer every device's received packets to all other online
+ * CPUs; writes the mask into `mask` (rps_cpus format: 32-bit hex words, comma-separated). */
+static int steer(int cpu, struct line *lines, int n, char *mask, size_t size) {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 2 || ncpu > 1024 || cpu < 0 || cpu >= ncpu) {
+        fprintf(stderr, "delayline: --cpu %d needs 2 to 1024 online CPUs and 0 <= N < %ld\n",
+                cpu, ncpu);
+        errno = EINVAL;
+        return -1;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) < 0) return -1;
+    size_t off = 0;
+    for (long w = (ncpu - 1) / 32; w >= 0; w--) {
+        uint32_t word = 0;
+        for (int b = 0; b < 32; b++) {
+            long c = w * 32 + b;
+            if (c < ncpu && c != cpu) word |= 1u << b;
+        }
+        off += (size_t)snprintf(mask + off, size - off, w ? "%08x," : "%08x", word);
+        if (off >= size) { errno = ENAMETOOLONG; return -1; }
+    }
+    for (int i = 0; i < n; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/sys/class/net/%s/queues/rx-0/rps_cpus", lines[i].name);
+        FILE *f = fopen(path, "w");
+        if (!f) return -1;
+        int bad = fputs(mask, f) < 0;
+        if (fclose(f) != 0 || bad) return -1;
+    }
+    return 0;
+}
+
 static int map_live(const char *path) {
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return -1;
@@ -170,13 +214,15 @@ static double percentile_us(double q) {
 }
 
 static void write_stats(FILE *f, struct line *lines, int n, const char *policy,
-                        double wall_s) {
+                        double wall_s, int cpu, const char *rps) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
-                 ru.ru_stime.tv_usec / 1e6;
-    fprintf(f, "{\n  \"scheduler\": \"%s\",\n  \"wall_s\": %.6f,\n  \"cpu_s\": %.6f,\n",
-            policy, wall_s, cpu);
+    double user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+    double sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    fprintf(f, "{\n  \"scheduler\": \"%s\",\n  \"wall_s\": %.6f,\n  \"cpu_s\": %.6f,\n"
+               "  \"user_s\": %.6f,\n  \"sys_s\": %.6f,\n",
+            policy, wall_s, user + sys, user, sys);
+    fprintf(f, "  \"cpu\": %d,\n  \"rps_cpus\": \"%s\",\n", cpu, rps);
     uint64_t released = lv->released;
     fprintf(f, "  \"released\": %llu,\n", (unsigned long long)released);
     fprintf(f, "  \"lateness_us\": {\"mean\": %.3f, \"p50\": %.0f, \"p99\": %.0f, "
@@ -198,12 +244,23 @@ int main(int argc, char **argv) {
     struct line lines[MAX_DEV];
     struct pollfd pfd[MAX_DEV];
     const char *stats = NULL, *live = NULL;
-    int priority = 50, n = 0;
+    int priority = 50, n = 0, cpu = -1;
+    char rps[300] = "";
     memset(lines, 0, sizeof lines);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--stats") && i + 1 < argc) { stats = argv[++i]; continue; }
         if (!strcmp(argv[i], "--live") && i + 1 < argc) { live = argv[++i]; continue; }
         if (!strcmp(argv[i], "--priority") && i + 1 < argc) { priority = atoi(argv[++i]); continue; }
+        if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
+            char *end;
+            long c = strtol(argv[++i], &end, 10);
+            if (*end || c < 0 || c > 1023) {
+                fprintf(stderr, "delayline: --cpu '%s' must be a CPU number 0..1023\n", argv[i]);
+                return 2;
+            }
+            cpu = (int)c;
+            continue;
+        }
         char *colon = strrchr(argv[i], ':');
         if (!colon || n == MAX_DEV || colon - argv[i] >= IFNAMSIZ) {
             fprintf(stderr, "delayline: bad argument '%s' (want NAME:DELAY_US)\n", argv[i]);
@@ -219,7 +276,7 @@ int main(int argc, char **argv) {
         lines[n].delay_ns = (uint64_t)(us * 1000.0 + 0.5);
         n++;
     }
-    if (!n) { fprintf(stderr, "usage: delayline [--stats FILE] [--live FILE] NAME:DELAY_US ...\n"); return 2; }
+    if (!n) { fprintf(stderr, "usage: delayline [--stats FILE] [--live FILE] [--cpu N] NAME:DELAY_US ...\n"); return 2; }
 
     if (live && map_live(live) < 0) {
         fprintf(stderr, "delayline: cannot map --live %s: %s\n", live, strerror(errno));
@@ -238,6 +295,10 @@ int main(int argc, char **argv) {
         }
         pfd[i].fd = lines[i].fd;
         pfd[i].events = POLLIN;
+    }
+    if (cpu >= 0 && steer(cpu, lines, n, rps, sizeof rps) < 0) {
+        fprintf(stderr, "delayline: cannot steer to CPUs other than %d: %s\n", cpu, strerror(errno));
+        return 1;
     }
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGTERM, &sa, NULL);
@@ -268,7 +329,7 @@ int main(int argc, char **argv) {
     double wall = (now_ns() - start) / 1e9;
     FILE *f = stats ? fopen(stats, "w") : stdout;
     if (!f) { perror("delayline: stats"); return 1; }
-    write_stats(f, lines, n, policy, wall);
+    write_stats(f, lines, n, policy, wall, cpu, rps);
     if (f != stdout) fclose(f);
     return 0;
 }

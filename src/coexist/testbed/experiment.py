@@ -264,6 +264,9 @@ def run(exp: Experiment, *, progress: bool = True,
     the iperf3 reports having been cut off.
     """
     backend = delay.resolve(exp.delay)
+    if exp.steer_acks and backend != "tun":
+        raise TestbedError(f"steer_acks steers the TUN delay line's ACKs, but the delay here "
+                           f"is {backend}: use delay 'tun' (--delay tun)")
     dl_binary = delay.binary() if backend == "tun" else None
     # 12 hex digits: 6 collided once in ~3000 stored runs (two campaigns share one)
     plan = Plan(secrets.token_hex(6), exp, backend)
@@ -558,6 +561,8 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
         "delay_line": None if dl_stats is None else {
             "scheduler": dl_stats["scheduler"], "cpu_fraction": dl_stats["cpu_s"] /
             max(dl_stats["wall_s"], 1e-9), "cpu_s": dl_stats["cpu_s"],
+            "user_s": dl_stats["user_s"], "sys_s": dl_stats["sys_s"],
+            "cpu": dl_stats["cpu"], "rps_cpus": dl_stats["rps_cpus"],
             "wall_s": dl_stats["wall_s"], "lateness_us": dl_stats["lateness_us"],
             "released": dl_stats["released"], "devices": dl_stats["devices"]},
         "other_drops": {k: v for k, v in other_drops.items() if v},

@@ -226,7 +226,8 @@ def parse_delayline_stats(text: str) -> dict:
     """The delay line's JSON statistics, checked for the fields the gates use."""
     try:
         doc = json.loads(text)
-        _ = doc["lateness_us"]["p999"], doc["cpu_s"], doc["wall_s"], doc["devices"]
+        _ = (doc["lateness_us"]["p999"], doc["cpu_s"], doc["user_s"], doc["sys_s"],
+             doc["cpu"], doc["rps_cpus"], doc["wall_s"], doc["devices"])
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise MeasureError(f"delay-line statistics malformed ({exc})") from None
     return doc

@@ -6,6 +6,7 @@ units (bit/s, seconds, bytes) and checked once, so every later step can trust it
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass, field
 
@@ -15,8 +16,9 @@ from ..params import ParameterError, invalid
 KNOWN_CCAS = ("cubic", "bbr", "reno")
 #: Bytes one full-sized packet occupies at the bottleneck qdisc (1500 MTU + Ethernet header).
 WIRE_PACKET_BYTES = 1514
-#: Limits: the veth/TUN path on a 2-core machine is validated up to 100 Mbit/s; above
-#: 1 Gbit/s nothing here is meaningful.
+#: Limits: how fast the veth/TUN path passes every gate depends on the machine (on a 2-core
+#: machine, the ``ceiling`` campaigns of T-F4 measure it); above 1 Gbit/s nothing here is
+#: meaningful.
 CAPACITY_RANGE = (1e5, 1e9)
 RTT_RANGE = (0.001, 1.0)
 MAX_FLOWS = 64
@@ -133,6 +135,9 @@ class Experiment:
     #: the BBR flows start one after another, this far apart (the k-th at k x stagger_s);
     #: other flows start at once
     stagger_s: float = 0.0
+    #: the TUN delay line runs on the last CPU and the ACKs it writes back are processed
+    #: on the others (receive packet steering; ``delayline.c --cpu``)
+    steer_acks: bool = False
     extra: dict = field(default_factory=dict, compare=False)
 
     @property
@@ -179,6 +184,7 @@ def experiment(
     delay: str = "auto",
     seed: int = 0,
     stagger: str | float = 0.0,
+    steer_acks: bool = False,
 ) -> Experiment:
     """Parse and check an experiment; every error names the parameter and its valid range."""
     capacity_bps = parse_rate(capacity)
@@ -216,8 +222,16 @@ def experiment(
             f"{(n_bbr - 1) * stagger_s:g} s in, not before the warm-up ({warmup_s:g} s) ends; "
             f"valid: 0 <= stagger < warmup / {max(n_bbr - 1, 1)} = "
             f"{warmup_s / max(n_bbr - 1, 1):g} s")
+    if not isinstance(steer_acks, bool):
+        raise invalid("steer_acks", steer_acks, "true or false")
+    if steer_acks and delay == "netem":
+        raise invalid("steer_acks", steer_acks,
+                      "false with delay 'netem' (it steers the TUN delay line's ACKs)")
+    if steer_acks and (os.cpu_count() or 1) < 2:
+        raise invalid("steer_acks", steer_acks,
+                      f"false on a machine with {os.cpu_count() or 1} CPU (needs 2 or more)")
     exp = Experiment(capacity_bps, rtt_s, float(buffer_bdp), flow_list, duration_s, warmup_s,
-                     interval_s, sample_s, delay, int(seed), stagger_s)
+                     interval_s, sample_s, delay, int(seed), stagger_s, steer_acks)
     if exp.buffer_bytes < 2 * WIRE_PACKET_BYTES:
         raise ParameterError(
             f"parameter 'buffer_bdp' = {buffer_bdp!r} gives a {exp.buffer_bytes}-byte buffer at "

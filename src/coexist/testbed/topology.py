@@ -208,7 +208,9 @@ class Plan:
         return cmds
 
     def delayline_args(self) -> list[str]:
-        return [f"dl{g}:{self.delay_us(g):.3f}" for g in range(len(self.senders))]
+        """The delay line's devices and delays; with ``steer_acks``, ``--cpu`` the last CPU."""
+        steer = ["--cpu", str((os.cpu_count() or 1) - 1)] if self.exp.steer_acks else []
+        return [*steer, *[f"dl{g}:{self.delay_us(g):.3f}" for g in range(len(self.senders))]]
 
 
 def _sysctl(ns: str, values: dict[str, str]) -> list[str]:
