@@ -212,6 +212,17 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
         1e6 * dl.get("cpu_s", dl["cpu_fraction"] * s["wall_s"]) / dl["released"])
     per_packet = runs["delay_cpu_us_per_packet"].dropna()
     assert len(per_packet) and (per_packet > 0).all()
+    # steering and the delay line's kernel share, copied from the summaries that have them
+    steered = {(_campaign_of(p), s["run_id"]) for p, s in stored.items()
+               if s["params"].get("steer_acks")}
+    assert steered and set(runs.loc[runs["steer_acks"], ["campaign", "run_id"]]
+                           .itertuples(index=False, name=None)) == steered
+    split = {(_campaign_of(p), s["run_id"]): 100 * s["delay_line"]["sys_s"]
+             / s["delay_line"]["cpu_s"] for p, s in stored.items()
+             if (s.get("delay_line") or {}).get("sys_s") is not None}
+    have = runs.dropna(subset=["delay_sys_pct"]).set_index(["campaign", "run_id"])
+    assert split and set(have.index) == set(split)
+    assert all(have.loc[k, "delay_sys_pct"] == pytest.approx(v) for k, v in split.items())
 
 
 def test_delay_cpu_per_packet_prefers_the_delay_lines_own_cpu_time():
