@@ -18,7 +18,16 @@ def _teardown_hit_by(sig: int, done: list) -> None:
     done.append("finished")
 
 
-def test_sigint_during_teardown_is_held_until_it_is_done():
+@pytest.fixture
+def sigint_raises():
+    """Python's own SIGINT handler, whatever the process inherited (a shell starting it in
+    the background hands it SIGINT ignored)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_sigint_during_teardown_is_held_until_it_is_done(sigint_raises):
     done: list = []
     with pytest.raises(KeyboardInterrupt):
         _teardown_hit_by(signal.SIGINT, done)  # unprotected: cut short
