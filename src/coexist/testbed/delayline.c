@@ -10,10 +10,11 @@
  * The devices must exist (ip tuntap add dev NAME mode tun).  On SIGTERM/SIGINT the
  * line stops and writes JSON statistics: packets, bytes, drops, the release
  * lateness distribution (time a packet left after its due time), CPU time (in all, and
- * split into user and kernel time: a write into the TUN device runs the kernel's
- * forwarding of that packet, and the TCP work it triggers, in this process's system
- * time) and the scheduling policy obtained.  "ready" is printed on stdout once all devices are
- * attached.
+ * split into user and kernel time: unless --cpu steers them away, a write into the TUN
+ * device runs the kernel's forwarding of that packet, and the TCP work it triggers, in
+ * this process's kernel time), the CPU it was pinned to and the steering mask (-1 and ""
+ * without --cpu), and the scheduling policy obtained.  "ready" is printed on stdout once
+ * all devices are attached.
  *
  * With --cpu N the line runs on CPU N only, and the packets it writes back into each device
  * are handed to the other CPUs (receive packet steering: the device's rps_cpus, under
@@ -95,7 +96,6 @@ static int open_tun(const char *name) {
     return fd;
 }
 
-/* Keep the counters in FILE, mapped shared (see the header comment). */
 /* Run on CPU `cpu` only and steer every device's received packets to all other online
  * CPUs; writes the mask into `mask` (rps_cpus format: 32-bit hex words, comma-separated). */
 static int steer(int cpu, struct line *lines, int n, char *mask, size_t size) {
@@ -131,6 +131,7 @@ static int steer(int cpu, struct line *lines, int n, char *mask, size_t size) {
     return 0;
 }
 
+/* Keep the counters in FILE, mapped shared (see the header comment). */
 static int map_live(const char *path) {
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return -1;
