@@ -311,3 +311,56 @@ def test_one_exponential_gives_both_sides_of_the_pulse_step(k):
     xs = np.concatenate([rng.uniform(-12, 12, 1_000_000) / k * 5, [0.0, -0.0, 40 / k,
                          -40 / k, np.nextafter(40 / k, 0), np.nextafter(-40 / k, 0)]])
     assert list(_pairs_differ(xs, k)) == []
+
+
+def _twin_run(cfg, computed_all: bool):
+    a = solve.published_arguments(cfg, 1.0)
+    if computed_all:
+        a["copy_of"] = np.arange(len(a["cca"]))
+    return a["copy_of"], published.integrate(**a)
+
+
+@pytest.mark.parametrize("ccas, rtts, red, options, copied", [
+    # CUBIC, and BBRv1 six apart
+    (["cubic"] * 4 + ["bbr1"] * 8, [0.03] * 12, False, {}, {"cubic", "bbr1"}),
+    # two RTT groups (BBRv1 six apart only across them), both Linux options
+    (["cubic"] * 3 + ["bbr1"] * 7, [0.02] * 5 + [0.04] * 5, False,
+     {"rtprop_expiry": True, "cubic_recovery": True}, {"cubic"}),
+    (["reno"] * 3 + ["cubic"] * 3, [0.03] * 6, True, {}, {"reno", "cubic"}),  # and RED
+    # BBRv2's phases and periods differ per flow
+    (["cubic"] * 3 + ["bbr2"] * 3, [0.03] * 6, False, {}, {"cubic"}),
+])
+def test_twin_flows_are_computed_once_with_the_same_bits(ccas, rtts, red, options, copied):
+    """Flows with the same inputs and start take the same values, so the kernel computes
+    each once (published.copies); every trace, metric and mean rate must keep its bits."""
+    cfg = solve.dumbbell(ccas, capacity_bps=100e6, rtt_s=rtts, buffer_bdp=1.0,
+                         duration_s=4.0, step_s=5e-5, sample_s=1e-3, aqm="red" if red else
+                         "droptail", reading="published", initial_window=None, **options)
+    twins, shared = _twin_run(cfg, computed_all=False)
+    _, every = _twin_run(cfg, computed_all=True)
+    for got, want in zip(shared, every, strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert (twins <= np.arange(len(ccas))).all()
+    assert {ccas[i] for i in np.flatnonzero(twins != np.arange(len(ccas)))} == copied
+    assert all(ccas[i] == ccas[t] and rtts[i] == rtts[t] for i, t in enumerate(twins))
+
+
+def test_flows_with_different_inputs_are_not_twins():
+    """A different RTT, initial window or ProbeRTT interval, or a BBRv1 pulse phase apart,
+    makes a flow its own."""
+    cca = np.array([published.CUBIC, published.CUBIC, published.CUBIC, published.BBR1,
+                    published.BBR1, published.BBR1])
+    d0 = np.array([5.0, 5.0, 5.0, 5.0, 5.0, 5.0])
+    dd = np.array([20.0, 20.0, 21.0, 20.0, 20.0, 20.0])
+    w0 = np.array([10.0, 11.0, 10.0, 10.0, 10.0, 10.0])
+    ones = np.ones(6)
+    twins = published.copies(cca, d0, dd, w0, ones, ones, np.zeros(6), 1e4 * ones)
+    assert list(twins) == [0, 1, 2, 3, 4, 5]  # BBRv1 at phases 3, 4, 5
+    cca9 = np.array([published.BBR1] * 9)
+    same = np.ones(9)
+    prt = 1e4 * same
+    assert list(published.copies(cca9, same, same, same, same, same, 0 * same, prt)) == [
+        0, 1, 2, 3, 4, 5, 0, 1, 2]
+    prt[7] = 2e4
+    assert list(published.copies(cca9, same, same, same, same, same, 0 * same, prt)) == [
+        0, 1, 2, 3, 4, 5, 0, 7, 2]

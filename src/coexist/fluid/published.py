@@ -188,9 +188,41 @@ def _at(slot, k, d, r):
     return s + r if s < 0 else s
 
 
+def copies(cca, d0, dd, w0, x0_est, w_hi0, tstr0, prt) -> np.ndarray:
+    """Each flow's twin for :func:`integrate`: the first earlier flow it repeats bit for
+    bit, or itself.
+
+    The model is deterministic and a flow's equations read only its own state, its own
+    inputs and the shared link, so two flows with the same inputs and the same start take
+    the same values at every step. What a flow's equations read besides: Reno and CUBIC
+    (eqs. 39-41) nothing of their index, so flows of one of them with the same source
+    latency, RTT and initial window are twins; BBRv1 its pulse phase ``i mod 6`` (eq. 21),
+    so BBRv1 flows six apart with the same inputs (initial estimates, period start, ProbeRTT
+    interval too) are; BBRv2 its period length ``2 + i/N`` s (eq. 28), so it has none. Sums
+    over flows keep their order, so the results carry the same bits either way.
+    """
+    n = len(cca)
+    twin = np.arange(n, dtype=np.int64)
+    for i in range(n):
+        for j in range(i):
+            if twin[j] != j or cca[i] != cca[j]:
+                continue
+            same = d0[i] == d0[j] and dd[i] == dd[j] and w0[i] == w0[j]
+            if cca[i] == BBR1:
+                same = (same and i % 6 == j % 6 and x0_est[i] == x0_est[j]
+                        and w_hi0[i] == w_hi0[j] and tstr0[i] == tstr0[j]
+                        and prt[i] == prt[j])
+            elif cca[i] == BBR2:
+                same = False
+            if same:
+                twin[i] = j
+                break
+    return twin
+
+
 @njit(cache=True, nogil=True)
 def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, x0_est,
-              w_hi0, tstr0, prt, expiry=False, recovery=False):
+              w_hi0, tstr0, prt, copy_of, expiry=False, recovery=False):
     """Integrate ``n_steps`` steps of ``h`` ms; return sampled traces and the metrics.
 
     ``cca`` per flow (RENO, CUBIC, BBR1, BBR2); ``d0`` source latency and ``dd`` RTT (ms);
@@ -199,7 +231,10 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
     windows; ``x0_est`` BBR's initial bandwidth estimate; ``w_hi0`` BBRv2's initial
     inflight_hi; ``tstr0`` the initial period start (ms); ``prt`` each flow's ProbeRTT
     interval (ms; the published model's 10 s for every flow, eqs. 11-12: the timer's reset
-    and the window over which RTprop must have fallen). ``expiry`` and ``recovery`` are
+    and the window over which RTprop must have fallen). ``copy_of[i]`` is ``i`` for a flow
+    computed here, or an earlier flow whose every value flow ``i`` repeats bit for bit
+    (:func:`copies`): such a flow is not computed again, and the link, the traces and
+    the metrics read its twin. ``expiry`` and ``recovery`` are
     the two Linux mechanisms of :func:`.solve.simulate_published` (off: the code as
     published).
     """
@@ -301,14 +336,16 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
         if k > 0:
             # eq. (1)-(2): arrivals at the link, queue
             y = 0.0
-            for i in range(n):
-                y += xs[_at(ks, k, d0_steps[i], r_s), i]
+            for i in range(n):  # a copy's rate is its twin's, in the same order of sums
+                y += xs[_at(ks, k, d0_steps[i], r_s), copy_of[i]]
             q = min(max(0.0, q + ((1.0 - ps[_at(ks, k, 1, r_s)]) * y - capacity) * h), buffer)
             ys[ks] = y
             qs[ks] = q
             t = k * h
             q_delay = q / capacity
             for i in range(n):
+                if copy_of[i] != i:  # a copy of an earlier flow: its twin is computed
+                    continue
                 tau[i] = dd[i] + q_delay  # eq. (3)
                 lb_tau = _at(ks, k, tau_steps[i], r_s)
                 tau_lb = taus[lb_tau, i]
@@ -473,7 +510,7 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
             metrics[2] += y
             metrics[3] += (min(y / capacity, 1.0) if q <= 0.0 else 1.0)
             for i in range(n):
-                rate_sum[i] += x[i]
+                rate_sum[i] += x[copy_of[i]]
             if k >= start + s1ms and (k - start) % s1ms == 0:
                 metrics[4] += abs(taus[ks, 0] - taus[_at(ks, k, s1ms, r_s), 0])
         if k % every == 0:
@@ -483,7 +520,8 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
             out_link[2, o] = y
             per_flow = (x, w, tau, xbtl, xmax, tmin, mprt, v, xpcg, mdwn, mcrs, whi)
             for j in range(12):
-                out[j, o, :] = per_flow[j]
+                for i in range(n):
+                    out[j, o, i] = per_flow[j][copy_of[i]]
     return out, out_link, metrics, rate_sum
 
 

@@ -550,10 +550,13 @@ def published_arguments(cfg: Config, warmup_s: float = 0.0) -> dict:
     tstr0 = np.where((cca == published.BBR2).any(), -10.0 * dd - phase * 1000.0, 0.0)
     prt = np.broadcast_to(np.asarray(cfg.probe_rtt_interval_s, dtype=float) * 1000.0,
                           (n,)).copy()
+    x0_est = w0 / dd[0]
+    w_hi0 = cfg.inflight_hi_factor * w0
+    twins = published.copies(cca, d0, dd, w0, x0_est, w_hi0, tstr0, prt)
     return {"cca": cca, "d0": d0, "dd": dd, "capacity": cap, "buffer": float(cfg.buffer_pkts),
             "red": cfg.aqm == "red", "h": h, "n_steps": n_steps, "start": start,
-            "every": every, "w0": w0, "x0_est": w0 / dd[0],
-            "w_hi0": cfg.inflight_hi_factor * w0, "tstr0": tstr0, "prt": prt,
+            "every": every, "w0": w0, "x0_est": x0_est, "w_hi0": w_hi0, "tstr0": tstr0,
+            "prt": prt, "copy_of": twins,
             "expiry": cfg.rtprop_expiry, "recovery": cfg.cubic_recovery}
 
 
@@ -579,8 +582,10 @@ def simulate_published(cfg: Config, warmup_s: float = 0.0) -> tuple[Trace, dict]
                "jitter_ms": m[4] / jitter_n if jitter_n else float("nan"),
                "rates_pps": rates * 1e3}
     t = np.arange(link.shape[1]) * every * h / 1e3
-    scale = np.array([1e3, 1.0, 1e-3, 1e3, 1e3, 1e-3, 1.0, 1.0, 1e3, 1.0, 1.0, 1.0])
-    out = out * scale[:, None, None]
+    scale = (1e3, 1.0, 1e-3, 1e3, 1e3, 1e-3, 1.0, 1.0, 1e3, 1.0, 1.0, 1.0)
+    for j, factor in enumerate(scale):  # in place: the traces are most of a run's memory
+        if factor != 1.0:
+            out[j] *= factor
     bbr = {name: out[3 + j] for j, name in enumerate(BBR_FIELDS)}
     trace = Trace(cfg, t, out[0], out[1], out[2], link[0], link[1], link[2] * 1e3, bbr)
     return trace, summary
