@@ -299,3 +299,37 @@ def test_every_fluid_helper_runs_either_reading_and_refuses_others():
     t = equilibria.two_flow_shares([20e6], [0.04], [2.0], duration_s=4.0, warmup_s=1.0,
                                    reading="published", versions=[False])
     assert list(t.reading) == ["published"]
+
+
+@pytest.mark.parametrize("first", ["state", "mix"])
+def test_one_run_gives_the_two_flow_state_and_its_mix(first, monkeypatch, tmp_path):
+    """1 CUBIC vs 1 BBRv1 is both a two-flow state and the mix of one BBR flow of two: one
+    kernel run gives both, whichever is asked first, with the values each computes alone."""
+    import json
+
+    kw = dict(buffer_bdp=2.0, capacity_bps=20e6, duration_s=4.0, warmup_s=1.0, step_s=5e-5,
+              rtprop_expiry=True)
+    monkeypatch.setenv(cache.ENV, "off")
+    state_alone = equilibria.two_flow_bbr_state(rtt_s=0.03, **kw)
+    mix_alone = equilibria.simulate_mix((1,), group_size=2, group_rtts_s=[0.03], **kw)
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "memo"))
+    monkeypatch.setenv(cache.LOG_ENV, str(tmp_path / "census.jsonl"))
+    def ask_state():
+        return equilibria.two_flow_bbr_state(rtt_s=0.03, **kw)
+
+    def ask_mix():
+        return equilibria.simulate_mix((1,), group_size=2, group_rtts_s=[0.03], **kw)
+
+    if first == "state":
+        state, mix = ask_state(), ask_mix()
+    else:
+        mix, state = ask_mix(), ask_state()
+    assert state == state_alone
+    pd.testing.assert_frame_equal(mix, mix_alone)
+    census = [json.loads(line) for line in (tmp_path / "census.jsonl").read_text().splitlines()]
+    assert [(c["kind"], c["hit"]) for c in census] == (
+        [("two_flow_state", False), ("mix", True)] if first == "state"
+        else [("mix", False), ("two_flow_state", True)])
+    # another mix of the group, or a BBRv2 flow, is not that run
+    equilibria.simulate_mix((1,), group_size=2, group_rtts_s=[0.03], variant="bbr2", **kw)
+    assert not json.loads((tmp_path / "census.jsonl").read_text().splitlines()[-1])["hit"]

@@ -112,6 +112,20 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any], *,
     return value
 
 
+def put(kind: str, inputs: dict[str, Any], value: Any, *,
+        shaped_by: Sequence[ModuleType] = ()) -> None:
+    """Store ``value`` as the result of ``kind`` for ``inputs``, unless the memo has it or
+    is off: for a run that yields two kinds of result, the one not asked for yet. The
+    value must be what :func:`memo`'s ``compute`` would return for these inputs."""
+    where = directory()
+    if where is None:
+        return
+    path = where / kind / f"{key(kind, inputs, shaped_by)}.pkl"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _store(path, value)
+
+
 def _timed(kind: str, inputs: dict[str, Any], compute: Callable[[], Any]) -> Any:
     started = time.perf_counter()
     value = compute()

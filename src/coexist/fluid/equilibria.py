@@ -63,14 +63,21 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
         variant, rtprop_expiry = BBR_VARIANTS[0], False
     if all(k == group_size for k in mix):  # no CUBIC flow: its loss response does not matter
         cubic_recovery = False
-    inputs = {"mix": [int(k) for k in mix], "group_size": int(group_size),
-              "group_rtts_s": [float(r) for r in group_rtts_s], "buffer_bdp": float(buffer_bdp),
-              "capacity_bps": float(capacity_bps), "variant": variant,
-              "duration_s": float(duration_s), "warmup_s": float(warmup_s),
-              "step_s": float(step_s), "rtprop_expiry": bool(rtprop_expiry),
-              "cubic_recovery": bool(cubic_recovery), "reading": _reading(reading)}
+    inputs = _mix_inputs(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
+                         duration_s, warmup_s, step_s, rtprop_expiry, cubic_recovery, reading)
     # the table names the algorithms with nash's labels: a relabelling is a new result
     return cache.memo("mix", inputs, lambda: _simulate_mix(**inputs), shaped_by=(nash,)).copy()
+
+
+def _mix_inputs(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant, duration_s,
+                warmup_s, step_s, rtprop_expiry, cubic_recovery, reading) -> dict:
+    """A mix's memo inputs, by name, in the types the memo key hashes."""
+    return {"mix": [int(k) for k in mix], "group_size": int(group_size),
+            "group_rtts_s": [float(r) for r in group_rtts_s], "buffer_bdp": float(buffer_bdp),
+            "capacity_bps": float(capacity_bps), "variant": variant,
+            "duration_s": float(duration_s), "warmup_s": float(warmup_s),
+            "step_s": float(step_s), "rtprop_expiry": bool(rtprop_expiry),
+            "cubic_recovery": bool(cubic_recovery), "reading": _reading(reading)}
 
 
 def two_flow_bbr_share(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
@@ -109,6 +116,25 @@ def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
               "rtprop_expiry": bool(rtprop_expiry), "cubic_recovery": bool(cubic_recovery),
               "reading": _reading(reading)}
     return dict(cache.memo("two_flow_state", inputs, lambda: _two_flow_state(**inputs)))
+
+
+def _pair_inputs(state_inputs: dict) -> dict:
+    """The :func:`simulate_mix` inputs of the run behind a :func:`two_flow_bbr_state`: one
+    BBRv1 flow in a group of two. One kernel run gives both results, and whichever is asked
+    first stores the other (:func:`_pair_state_inputs`)."""
+    i = dict(state_inputs)
+    return {"mix": [1], "group_size": 2, "group_rtts_s": [i.pop("rtt_s")], **i,
+            "variant": "bbr1"}
+
+
+def _pair_state_inputs(mix_inputs: dict) -> dict | None:
+    """The :func:`two_flow_bbr_state` inputs of a :func:`simulate_mix` run, if it is that
+    run (one RTT, one BBRv1 flow of two), else None."""
+    i = dict(mix_inputs)
+    if not (i.pop("mix") == [1] and i.pop("group_size") == 2 and i.pop("variant") == "bbr1"
+            and len(i["group_rtts_s"]) == 1):
+        return None
+    return {"rtt_s": i.pop("group_rtts_s")[0], **i}
 
 
 def cubic_alone_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
@@ -181,6 +207,17 @@ def _two_flow_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s, st
                     rtprop_expiry, cubic_recovery, reading) -> dict[str, float]:
     cfg, tr = _one_rtt_run((1,), 2, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
                            step_s, rtprop_expiry, cubic_recovery, reading)
+    mix_in = _pair_inputs(dict(rtt_s=rtt_s, buffer_bdp=buffer_bdp, capacity_bps=capacity_bps,
+                               duration_s=duration_s, warmup_s=warmup_s, step_s=step_s,
+                               rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery,
+                               reading=reading))
+    cache.put("mix", _mix_inputs(**mix_in), _mix_summary(tr, warmup_s, [0, 0]),
+              shaped_by=(nash,))
+    return _pair_state(cfg, tr, warmup_s)
+
+
+def _pair_state(cfg: solve.Config, tr: solve.Trace, warmup_s: float) -> dict[str, float]:
+    """:func:`two_flow_bbr_state`'s values from the run of 1 CUBIC vs 1 BBRv1."""
     good = metrics.per_flow(tr, warmup_s)["goodput_bps"].to_numpy()
     i = [f.cca for f in cfg.flows].index("bbr1")
     late = tr.t >= warmup_s
@@ -235,6 +272,19 @@ def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, va
     cfg, groups = mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
                              duration_s, step_s, rtprop_expiry, cubic_recovery, reading)
     tr = solve.run(cfg)
+    state_in = _pair_state_inputs(dict(mix=mix, group_size=group_size,
+                                       group_rtts_s=group_rtts_s, buffer_bdp=buffer_bdp,
+                                       capacity_bps=capacity_bps, variant=variant,
+                                       duration_s=duration_s, warmup_s=warmup_s,
+                                       step_s=step_s, rtprop_expiry=rtprop_expiry,
+                                       cubic_recovery=cubic_recovery, reading=reading))
+    if state_in is not None:  # the run of two_flow_bbr_state too: store its values
+        cache.put("two_flow_state", state_in, _pair_state(cfg, tr, warmup_s))
+    return _mix_summary(tr, warmup_s, groups)
+
+
+def _mix_summary(tr: solve.Trace, warmup_s: float, groups: Sequence[int]) -> pd.DataFrame:
+    """:func:`simulate_mix`'s table from its run."""
     out = group_goodput(tr, warmup_s, groups)
     agg = metrics.aggregate(tr, warmup_s)
     out["utilisation"] = agg["utilisation"]
