@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -101,7 +102,11 @@ def rendered(tmp_path_factory):
     _need(HTML.joinpath("index.html").exists(), "book not built: run `make book` first")
     _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
     tmp = tmp_path_factory.mktemp("chromium")
-    return {p: dump_dom(p, tmp) for p in pages()}
+    todo = pages()
+    # one browser per core at a time, each with a profile of its own (a profile is locked)
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        doms = pool.map(lambda i: dump_dom(todo[i], tmp / str(i)), range(len(todo)))
+        return dict(zip(todo, doms, strict=True))
 
 
 def test_every_toc_page_was_built():
