@@ -268,21 +268,32 @@ def test_staggered_bbr_flows_start_apart_and_end_together(tmp_path, env):
 def test_steered_acks_leave_the_delay_lines_cpu(env):
     """``--steer-acks``: the delay line runs on the last CPU, and the ACKs it writes back are
     steered to every other CPU (the device's rps_cpus, as the line wrote it); the run's
-    base RTT is still honoured."""
-    p = subprocess.run(_cli("run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp", "2",
-                            "--flows", "cubic:1,bbr:1", "--duration", "4", "--warmup", "1",
-                            "--delay", "tun", "--steer-acks", "--run-to-end", "--json"),
-                       env=env, capture_output=True, text=True, timeout=120)
-    assert p.returncode in (0, 3), p.stderr
-    s = json.loads(p.stdout)
-    assert s["params"]["steer_acks"] is True
-    dl = s["delay_line"]
-    n = os.cpu_count()
-    assert dl["cpu"] == n - 1
-    assert int(dl["rps_cpus"].replace(",", ""), 16) == (1 << (n - 1)) - 1
-    assert dl["released"] > 0 and dl["user_s"] + dl["sys_s"] > 0
-    by_name = {g["name"]: g for g in s["gates"]}
-    assert by_name["probe_rtt"]["passed"], by_name["probe_rtt"]
+    base RTT is still honoured. As in ``test_cubic_vs_bbr_run``, an attempt whose RTT
+    probe failed while the host held the machine up (``gates.held_up``) is run again, and
+    if every attempt was held up the RTT cannot be judged here now: skipped with the
+    evidence."""
+    held = []
+    for _ in range(3):
+        p = subprocess.run(_cli("run", "--capacity", "20mbit", "--rtt", "20ms",
+                                "--buffer-bdp", "2", "--flows", "cubic:1,bbr:1",
+                                "--duration", "4", "--warmup", "1", "--delay", "tun",
+                                "--steer-acks", "--run-to-end", "--json"),
+                           env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode in (0, 3), p.stderr
+        s = json.loads(p.stdout)
+        assert s["params"]["steer_acks"] is True
+        dl = s["delay_line"]
+        n = os.cpu_count()
+        assert dl["cpu"] == n - 1
+        assert int(dl["rps_cpus"].replace(",", ""), 16) == (1 << (n - 1)) - 1
+        assert dl["released"] > 0 and dl["user_s"] + dl["sys_s"] > 0
+        probe = {g["name"]: g for g in s["gates"]}["probe_rtt"]
+        if probe["passed"]:
+            return
+        assert gates.held_up(s), (probe, _steal(s), _stall(s))
+        held.append((probe["value"], _steal(s), _stall(s)))
+    pytest.skip("every attempt's RTT probe ran while the host held the machine up (|p99 - "
+                f"RTT| ms, steal %, ms stolen in the busiest second, % stalled): {held}")
 
 
 def test_delay_line_refuses_a_bad_cpu():
