@@ -63,21 +63,14 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
         variant, rtprop_expiry = BBR_VARIANTS[0], False
     if all(k == group_size for k in mix):  # no CUBIC flow: its loss response does not matter
         cubic_recovery = False
-    inputs = _mix_inputs(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
-                         duration_s, warmup_s, step_s, rtprop_expiry, cubic_recovery, reading)
+    inputs = {"mix": [int(k) for k in mix], "group_size": int(group_size),
+              "group_rtts_s": [float(r) for r in group_rtts_s], "buffer_bdp": float(buffer_bdp),
+              "capacity_bps": float(capacity_bps), "variant": variant,
+              "duration_s": float(duration_s), "warmup_s": float(warmup_s),
+              "step_s": float(step_s), "rtprop_expiry": bool(rtprop_expiry),
+              "cubic_recovery": bool(cubic_recovery), "reading": _reading(reading)}
     # the table names the algorithms with nash's labels: a relabelling is a new result
-    return cache.memo("mix", inputs, lambda: _simulate_mix(**inputs), shaped_by=(nash,)).copy()
-
-
-def _mix_inputs(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant, duration_s,
-                warmup_s, step_s, rtprop_expiry, cubic_recovery, reading) -> dict:
-    """A mix's memo inputs, by name, in the types the memo key hashes."""
-    return {"mix": [int(k) for k in mix], "group_size": int(group_size),
-            "group_rtts_s": [float(r) for r in group_rtts_s], "buffer_bdp": float(buffer_bdp),
-            "capacity_bps": float(capacity_bps), "variant": variant,
-            "duration_s": float(duration_s), "warmup_s": float(warmup_s),
-            "step_s": float(step_s), "rtprop_expiry": bool(rtprop_expiry),
-            "cubic_recovery": bool(cubic_recovery), "reading": _reading(reading)}
+    return cache.memo("mix", inputs, lambda: _simulate_mix(inputs), shaped_by=(nash,)).copy()
 
 
 def two_flow_bbr_share(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
@@ -115,7 +108,7 @@ def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
               "warmup_s": float(warmup_s), "step_s": float(step_s),
               "rtprop_expiry": bool(rtprop_expiry), "cubic_recovery": bool(cubic_recovery),
               "reading": _reading(reading)}
-    return dict(cache.memo("two_flow_state", inputs, lambda: _two_flow_state(**inputs)))
+    return dict(cache.memo("two_flow_state", inputs, lambda: _two_flow_state(inputs)))
 
 
 def _pair_inputs(state_inputs: dict) -> dict:
@@ -203,17 +196,16 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
     return pd.concat([table, states], axis=1)
 
 
-def _two_flow_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s, step_s,
-                    rtprop_expiry, cubic_recovery, reading) -> dict[str, float]:
-    cfg, tr = _one_rtt_run((1,), 2, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
-                           step_s, rtprop_expiry, cubic_recovery, reading)
-    mix_in = _pair_inputs(dict(rtt_s=rtt_s, buffer_bdp=buffer_bdp, capacity_bps=capacity_bps,
-                               duration_s=duration_s, warmup_s=warmup_s, step_s=step_s,
-                               rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery,
-                               reading=reading))
-    cache.put("mix", _mix_inputs(**mix_in), _mix_summary(tr, warmup_s, [0, 0]),
+def _two_flow_state(inputs: dict) -> dict[str, float]:
+    """The run behind :func:`two_flow_bbr_state` (its memo ``inputs``); its mix's table is
+    stored too."""
+    i = inputs
+    cfg, tr = _one_rtt_run((1,), 2, i["rtt_s"], i["buffer_bdp"], i["capacity_bps"],
+                           i["duration_s"], i["warmup_s"], i["step_s"], i["rtprop_expiry"],
+                           i["cubic_recovery"], i["reading"])
+    cache.put("mix", _pair_inputs(inputs), _mix_summary(tr, i["warmup_s"], [0, 0]),
               shaped_by=(nash,))
-    return _pair_state(cfg, tr, warmup_s)
+    return _pair_state(cfg, tr, i["warmup_s"])
 
 
 def _pair_state(cfg: solve.Config, tr: solve.Trace, warmup_s: float) -> dict[str, float]:
@@ -266,21 +258,16 @@ def _reading(reading: str) -> str:
     return reading
 
 
-def _simulate_mix(*, mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
-                  duration_s, warmup_s, step_s, rtprop_expiry, cubic_recovery, reading
-                  ) -> pd.DataFrame:
-    cfg, groups = mix_config(mix, group_size, group_rtts_s, buffer_bdp, capacity_bps, variant,
-                             duration_s, step_s, rtprop_expiry, cubic_recovery, reading)
+def _simulate_mix(inputs: dict) -> pd.DataFrame:
+    """The run behind :func:`simulate_mix` (its memo ``inputs``); where it is also the run
+    of a :func:`two_flow_bbr_state`, that is stored too."""
+    run_in = {k: v for k, v in inputs.items() if k != "warmup_s"}
+    cfg, groups = mix_config(**run_in)
     tr = solve.run(cfg)
-    state_in = _pair_state_inputs(dict(mix=mix, group_size=group_size,
-                                       group_rtts_s=group_rtts_s, buffer_bdp=buffer_bdp,
-                                       capacity_bps=capacity_bps, variant=variant,
-                                       duration_s=duration_s, warmup_s=warmup_s,
-                                       step_s=step_s, rtprop_expiry=rtprop_expiry,
-                                       cubic_recovery=cubic_recovery, reading=reading))
-    if state_in is not None:  # the run of two_flow_bbr_state too: store its values
-        cache.put("two_flow_state", state_in, _pair_state(cfg, tr, warmup_s))
-    return _mix_summary(tr, warmup_s, groups)
+    state_in = _pair_state_inputs(inputs)
+    if state_in is not None:
+        cache.put("two_flow_state", state_in, _pair_state(cfg, tr, inputs["warmup_s"]))
+    return _mix_summary(tr, inputs["warmup_s"], groups)
 
 
 def _mix_summary(tr: solve.Trace, warmup_s: float, groups: Sequence[int]) -> pd.DataFrame:
