@@ -1,6 +1,7 @@
 """The bundled measurements: hashes, schemas, and agreement with their campaign grids."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -520,3 +521,93 @@ def test_a_truncated_or_corrupt_table_is_a_data_error(tmp_path):
     with pytest.raises(data.DataError, match="flows.csv: unreadable"):
         data.load_table(bad, "flows")
     assert gzip.decompress(src)  # the original is whole
+
+
+def _csv_rows(path) -> list[list[str]]:
+    import csv
+    import gzip
+    import io
+
+    raw = path.read_bytes()
+    text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode()
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+def _stored_tables():
+    """One stored run of every campaign (each of its tables) and every campaign table."""
+    out = []
+    for camp in sorted((data.DATA / "runs").glob("*")):
+        run = next((d for d in sorted(camp.iterdir())
+                    if d.is_dir() and not d.name.startswith((".", "_"))), None)
+        out += [(run / f, kind) for kind, f in data.RUN_FILES.items()] if run else []
+    return out + [(p, "campaign") for p in sorted(data.DATA.glob("*.csv"))]
+
+
+@pytest.mark.parametrize("path,kind", _stored_tables(), ids=lambda v: getattr(v, "name", v))
+def test_column_checks_read_every_kind_of_stored_table_as_the_rows_do(path, kind):
+    """The column-at-a-time reading covers the stored tables (it does not hand them back to
+    the line-by-line reading) and gives the same table, dtypes and bits."""
+    fast = data._columns(_csv_rows(path), data.SCHEMAS[kind])
+    assert fast is not None, path
+    pd.testing.assert_frame_equal(fast, data._rows(path, kind), check_exact=True)
+    pd.testing.assert_frame_equal(data.load_table(path, kind), fast, check_exact=True)
+
+
+SOCKETS_HEAD = ("t_s,flow,cca_requested,local_port,cca,cwnd,srtt_s,minrtt_s,bytes_acked,"
+                "bytes_retrans,delivery_rate_bps,pacing_rate_bps,bbr_bw_bps,bbr_mrtt_s,"
+                "pacing_gain,cwnd_gain,acked_rate_bps\n")
+SOCKET_ROW = "{t},0,bbr,20001,bbr,{cwnd},0.03,0.02,{acked},1,8e6,9e6,{bw},0.02,1,2,{rate}\n"
+
+
+def _sockets(rows: list[dict]) -> str:
+    base = {"t": "0.5", "cwnd": "48", "acked": "100", "bw": "9e6", "rate": "8e6"}
+    return SOCKETS_HEAD + "".join(SOCKET_ROW.format(**{**base, "t": str(i / 2), **r})
+                                  for i, r in enumerate(rows, start=1))
+
+
+@pytest.mark.parametrize("rows,covered", [
+    ([{}, {}], True),
+    ([{"rate": ""}, {}], True),  # a nullable number partly empty: NaN
+    ([{"acked": ""}, {"acked": "7"}], True),  # a nullable integer partly empty: floats
+    ([{"bw": ""}, {"bw": ""}], True),  # a nullable column all empty: None
+    ([{"cwnd": "3.0"}, {"cwnd": " 4"}], True),  # whole numbers as Python's float reads them
+    ([{"bw": "1_000"}, {}], True),
+    ([], False),  # no rows
+])
+def test_column_checks_give_the_rows_table(tmp_path, rows, covered):
+    path = tmp_path / "sockets.csv"
+    path.write_text(_sockets(rows))
+    fast = data._columns(_csv_rows(path), data.SCHEMAS["sockets"])
+    assert (fast is not None) == covered
+    pd.testing.assert_frame_equal(data.load_table(path, "sockets"),
+                                  data._rows(path, "sockets"), check_exact=True)
+
+
+@pytest.mark.parametrize("text,line", [
+    (_sockets([{}, {"cwnd": "2.5"}]), 3),  # not a whole number
+    (_sockets([{"rate": "nan"}]), 2),
+    (_sockets([{"bw": "inf"}]), 2),
+    (_sockets([{"cwnd": "-1"}]), 2),  # below the minimum
+    (_sockets([{}, {"t": "x"}]), 3),
+    (_sockets([{}, {}]).replace(",bbr,20001,", ",bbr,,", 1), 2),  # a required cell empty
+    (_sockets([{}, {}]) + SOCKET_ROW.format(t="1.0", cwnd=48, acked=100, bw="9e6", rate="8e6"),
+     4),  # the same row twice
+    (_sockets([{}]) + "1,2,3\n", 3),  # a short row
+    (_sockets([{}, {}]).replace("\n0.5,", "\n\n0.5,"), 2),  # a blank line
+    (_sockets([{}, {"cwnd": str(2 ** 63)}]), None),  # beyond int64: read as the rows read it
+])
+def test_a_table_the_column_checks_refuse_is_judged_line_by_line(tmp_path, text, line):
+    """Whatever the column checks refuse gets the line-by-line reading's verdict: the same
+    error naming the file and line, or (a value they do not cover) the same table."""
+    path = tmp_path / "sockets.csv"
+    path.write_text(text)
+    assert data._columns(_csv_rows(path), data.SCHEMAS["sockets"]) is None
+    if line is None:
+        pd.testing.assert_frame_equal(data.load_table(path, "sockets"),
+                                      data._rows(path, "sockets"), check_exact=True)
+        return
+    with pytest.raises(data.DataError) as rows_error:
+        data._rows(path, "sockets")
+    assert f"sockets.csv:{line}:" in str(rows_error.value)
+    with pytest.raises(data.DataError, match=re.escape(str(rows_error.value))):
+        data.load_table(path, "sockets")

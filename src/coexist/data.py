@@ -27,6 +27,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .paths import DATA, ROOT  # noqa: F401 (ROOT re-exported)
@@ -236,8 +237,83 @@ def _note_path(path: Path, schema: str) -> None:
 
 def load_table(path: Path, schema: str) -> pd.DataFrame:
     """Read a CSV (optionally .gz) and check every row against ``SCHEMAS[schema]``; a row
-    repeated exactly (which every sum would count twice) is refused."""
+    repeated exactly (which every sum would count twice) is refused.
+
+    The checks run a column at a time (:func:`_columns`), a tenth of the time of a
+    cell at a time; a table they do not pass, or one they do not cover, is read again
+    line by line (:func:`_rows`), which gives the same table or the first offending line.
+    """
     _note_path(path, schema)
+    fields = SCHEMAS[schema]
+    try:
+        raw = Path(path).read_bytes()
+        text = (gzip.decompress(raw) if Path(path).suffix == ".gz" else raw).decode("utf-8")
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except (OSError, EOFError, UnicodeDecodeError, csv.Error):
+        rows = None  # the line-by-line reading says what is wrong, and where
+    table = _columns(rows, fields) if rows else None
+    return _rows(path, schema) if table is None else table
+
+
+#: the largest magnitude whose integer ``_rows`` stores in int64 exactly as ``_columns`` does
+_INT_LIMIT = 2.0 ** 63
+
+
+def _columns(rows: list[list[str]], fields: list[Field]) -> pd.DataFrame | None:
+    """The table :func:`_rows` reads from ``rows`` (a header, then the data), checked a column
+    at a time; None if any check fails or the table is not of a kind handled here (no rows,
+    an empty boolean), so that :func:`_rows` answers instead."""
+    names = [f.name for f in fields]
+    header, body = rows[0], rows[1:]
+    if header != names or not body or set(map(len, body)) != {len(names)}:
+        return None
+    if len(set(map(tuple, body))) != len(body):  # a repeated row
+        return None
+    columns: dict[str, object] = {}
+    for f, cells in zip(fields, zip(*body, strict=True), strict=True):
+        empty = [i for i, v in enumerate(cells) if v == ""] if "" in cells else []
+        if empty and (not f.nullable or f.type == "boolean"):
+            return None
+        if len(empty) == len(cells):  # as the rows give it: a column of None
+            columns[f.name] = [None] * len(cells)
+            continue
+        if f.type == "string":
+            columns[f.name] = [None if v == "" else v for v in cells] if empty else list(cells)
+            continue
+        if f.type == "boolean":
+            if not set(cells) <= {"True", "False", "true", "false"}:
+                return None
+            columns[f.name] = np.array([v.lower() == "true" for v in cells], dtype=bool)
+            continue
+        present_cells = [v for v in cells if v] if empty else cells
+        try:
+            present = np.fromiter(map(float, present_cells), dtype=np.float64,
+                                  count=len(present_cells))
+        except ValueError:
+            return None
+        if empty:
+            values = np.full(len(cells), np.nan)
+            filled = np.ones(len(cells), dtype=bool)
+            filled[empty] = False
+            values[filled] = present
+        else:
+            values = present
+        if not np.isfinite(present).all():
+            return None
+        if f.minimum is not None and (present < f.minimum).any():
+            return None
+        if f.type == "integer":
+            if (np.floor(present) != present).any() or (np.abs(present) >= _INT_LIMIT).any():
+                return None
+            if not empty:
+                values = values.astype(np.int64)
+        columns[f.name] = values
+    return pd.DataFrame(columns, columns=names)
+
+
+def _rows(path: Path, schema: str) -> pd.DataFrame:
+    """:func:`load_table` a line at a time: the first line that breaks the schema raises
+    :class:`DataError` naming the file, the line, the column and the value."""
     fields = SCHEMAS[schema]
     names = [f.name for f in fields]
     rows = []
