@@ -239,8 +239,8 @@ def load_table(path: Path, schema: str) -> pd.DataFrame:
     """Read a CSV (optionally .gz) and check every row against ``SCHEMAS[schema]``; a row
     repeated exactly (which every sum would count twice) is refused.
 
-    The checks run a column at a time (:func:`_columns`), a tenth of the time of a
-    cell at a time; a table they do not pass, or one they do not cover, is read again
+    The checks run a column at a time (:func:`_columns`), in about a third of the time of
+    a cell at a time; a table they do not pass, or one they do not cover, is read again
     line by line (:func:`_rows`), which gives the same table or the first offending line.
     """
     _note_path(path, schema)
@@ -255,7 +255,7 @@ def load_table(path: Path, schema: str) -> pd.DataFrame:
     return _rows(path, schema) if table is None else table
 
 
-#: the largest magnitude whose integer ``_rows`` stores in int64 exactly as ``_columns`` does
+#: integers from this magnitude on do not fit int64 (``_rows`` keeps them another way)
 _INT_LIMIT = 2.0 ** 63
 
 
