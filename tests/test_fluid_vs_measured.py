@@ -362,3 +362,74 @@ def test_start_claims_name_every_metric_pair_start_and_window(tmp_path):
     assert "st_mae_loss_rate_post_loss_paper" not in made  # NaN: no claim, never a guess
     assert made["st_queue_cubic_cubic_post_loss_ours"].text == "0.05"
     assert len(made) == 4 + 3 + 4
+
+
+@pytest.mark.parametrize("reading", ["published", "printed"])
+def test_the_first_part_of_a_long_run_is_the_short_run(reading):
+    """The validation pages average one setting over several windows from one run: the
+    first part of a long run must be the short run, bit for bit, in both readings, with
+    RED and drop-tail, from both starts, also when the short run's length is not a whole
+    number of samples."""
+    from coexist.fluid import solve
+
+    kw = dict(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0, n_flows=4,
+              buffer_bdp=2.0, reading=reading)
+    for pair, aqm, start in ((("cubic", "bbr2"), "red", "paper"),
+                             (("reno", "bbr1"), "droptail", "post_loss")):
+        long = solve.run(fluid_vs_measured._config(pair, duration_s=4.0, aqm=aqm,
+                                                   start=start, **kw))
+        for d in (1.5, 2.3456):
+            cfg = fluid_vs_measured._config(pair, duration_s=d, aqm=aqm, start=start, **kw)
+            short, cut = solve.run(cfg), solve.first_part(long, cfg)
+            assert cut.config == cfg and np.array_equal(short.t, cut.t)
+            for name in solve.Trace.OUTPUTS:
+                assert np.array_equal(getattr(short, name), getattr(cut, name)), name
+            assert short.bbr.keys() == cut.bbr.keys()
+            for name in short.bbr:
+                assert np.array_equal(short.bbr[name], cut.bbr[name]), name
+    other = fluid_vs_measured._config(("cubic", "cubic"), duration_s=2.0, **kw)
+    with pytest.raises(ParameterError, match="'cfg'"):
+        solve.first_part(long, other)
+    longer = fluid_vs_measured._config(("reno", "bbr1"), duration_s=5.0, aqm="droptail",
+                                       start="post_loss", **kw)
+    with pytest.raises(ParameterError, match="'cfg'"):
+        solve.first_part(long, longer)
+
+
+def test_window_metrics_are_the_runs_of_each_length(tmp_path, monkeypatch):
+    """Each window's metrics equal a run of that window's own length (memo off), exactly;
+    one run per setting is computed, and a later page asking for a shorter window reads
+    what that run stored."""
+    from coexist.fluid import cache
+
+    kw = dict(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0, n_flows=4,
+              buffers_bdp=[1.0, 3.0], aqms=("droptail", "red"),
+              pairs={"CUBIC/BBRv2", "Reno/BBRv1"}, start="post_loss")
+    windows = [(1.0, 2.5), (1.5, 4.0), (2.0, 4.0)]
+    monkeypatch.setenv(cache.ENV, "off")
+    alone = {w: fluid_vs_measured.model_metrics(warmup_s=w[0], duration_s=w[1], **kw)
+             for w in windows}
+    assert fluid_vs_measured.window_metrics(windows=windows, **kw).keys() == set(windows)
+    log = tmp_path / "census.jsonl"
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "memo"))
+    monkeypatch.setenv(cache.LOG_ENV, str(log))
+    shared = fluid_vs_measured.window_metrics(windows=windows, **kw)
+    for w in windows:
+        pd.testing.assert_frame_equal(shared[w], alone[w], check_exact=True)
+    census = [json.loads(line) for line in log.read_text().splitlines()]
+    assert sum(not c["hit"] for c in census) == 8  # 2 pairs x 2 AQMs x 2 buffers
+    assert all("duration_s=4.0" in c["inputs"]["config"] for c in census)
+    log.unlink()
+    again = fluid_vs_measured.model_metrics(warmup_s=1.0, duration_s=2.5, **kw)
+    pd.testing.assert_frame_equal(again, alone[(1.0, 2.5)], check_exact=True)
+    assert all(json.loads(line)["hit"] for line in log.read_text().splitlines())
+    # stored windows are read, a new longer one is run once per setting
+    log.unlink()
+    more = fluid_vs_measured.window_metrics(windows=[(1.0, 2.5), (1.0, 4.5)], **kw)
+    pd.testing.assert_frame_equal(more[(1.0, 2.5)], alone[(1.0, 2.5)], check_exact=True)
+    census = [json.loads(line) for line in log.read_text().splitlines()]
+    assert sorted(c["hit"] for c in census) == [False] * 8 + [True] * 8
+    with pytest.raises(ParameterError, match="'windows'"):
+        fluid_vs_measured.window_metrics(windows=[(3.0, 2.0)], **kw)
+    with pytest.raises(ParameterError, match="'warmup_s'"):
+        fluid_vs_measured.model_metrics(warmup_s=3.0, duration_s=2.0, **kw)

@@ -124,30 +124,77 @@ def model_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
     :data:`STARTS`; the paper's equal share of one BDP by default), as the model has no
     start-up phase.
     """
+    if not 0 <= warmup_s < duration_s:
+        raise invalid("warmup_s", warmup_s, f"0 <= warmup_s < duration_s = {duration_s:g}")
+    window = (float(warmup_s), float(duration_s))
+    return window_metrics(
+        capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms, rtt_max_ms=rtt_max_ms,
+        n_flows=n_flows, buffers_bdp=buffers_bdp, windows=[window], aqms=aqms, pairs=pairs,
+        start=start, reading=reading, rtprop_expiry=rtprop_expiry,
+        cubic_recovery=cubic_recovery)[window]
+
+
+def window_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float,
+                   n_flows: int, buffers_bdp: Sequence[float],
+                   windows: Sequence[tuple[float, float]],
+                   aqms: Sequence[str] = ("droptail", "red"),
+                   pairs: Collection[str] | None = None, start: str = "paper",
+                   reading: str | None = None, rtprop_expiry: bool = False,
+                   cubic_recovery: bool = False) -> dict[tuple[float, float], pd.DataFrame]:
+    """:func:`model_metrics` for each (warm-up, end) window: a run as long as the window
+    ends, averaged after its warm-up. Each setting runs once, as long as the latest window
+    it still needs ends; the shorter windows read its first part
+    (:func:`.fluid.solve.first_part`), which is the shorter run itself. Every window's
+    metrics are memoised as a run of its own length would be, so any page asking for one
+    of them later reads it."""
     from .fluid import cache, fanout, metrics, solve
     from .progress import tqdm
 
     chosen = _named_pairs(pairs)
-    rows = []
+    wins = list(dict.fromkeys((float(a), float(b)) for a, b in windows))
+    if not wins or any(not 0 <= a < b for a, b in wins):
+        raise invalid("windows", windows, "one or more (warmup_s, end_s) with "
+                      "0 <= warmup_s < end_s")
     jobs = list(itertools.product(chosen, aqms, buffers_bdp))
-    configs = [_config((a, b), capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms,
-                       rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
-                       duration_s=duration_s, aqm=aqm, start=start, reading=reading,
-                       rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery)
-               for (a, b), aqm, buf in jobs]
 
-    def one(cfg: solve.Config) -> dict:
-        return cache.memo("aggregate", {"config": repr(cfg), "warmup_s": float(warmup_s)},
-                          lambda: metrics.aggregate(solve.run(cfg), warmup_s))
+    def one(job: tuple) -> dict[tuple[float, float], dict]:
+        (a, b), aqm, buf = job
+        cfgs = {w: _config((a, b), capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms,
+                           rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
+                           duration_s=w[1], aqm=aqm, start=start, reading=reading,
+                           rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery)
+                for w in wins}
+        inputs = {w: {"config": repr(cfgs[w]), "warmup_s": w[0]} for w in wins}
+        missing = [w for w in wins if not cache.stored("aggregate", inputs[w])]
+        longest = max(missing or wins, key=lambda w: w[1])
+        shared: dict[tuple[float, float], dict] = {}
 
-    results = tqdm(fanout.imap(one, configs), total=len(jobs), desc="fluid settings",
+        def compute() -> dict:
+            tr = solve.run(cfgs[longest])
+            for w in missing:
+                shared[w] = metrics.aggregate(solve.first_part(tr, cfgs[w]), w[0])
+                if w != longest:
+                    cache.put("aggregate", inputs[w], shared[w])
+            return shared[longest]
+
+        out = {longest: cache.memo("aggregate", inputs[longest], compute)}
+        for w in wins:
+            if w not in out:  # read from the shared run, or a result stored before
+                out[w] = shared[w] if w in shared else cache.memo(
+                    "aggregate", inputs[w],
+                    lambda w=w: metrics.aggregate(solve.run(cfgs[w]), w[0]))
+        return out
+
+    results = tqdm(fanout.imap(one, jobs), total=len(jobs), desc="fluid settings",
                    unit="run", disable=None)
-    for ((a, b), aqm, buf), m in zip(jobs, results, strict=True):
-        rows.append({"pair": pair_label([a, b]), "aqm": aqm, "buffer_bdp": float(buf),
-                     "jain": m["jain"], "loss_rate": m["loss_rate"],
-                     "queue_share": m["queue_share"], "utilisation": m["utilisation"],
-                     "jitter_ms": m["jitter_s"] * 1e3})
-    return pd.DataFrame(rows)
+    rows: dict[tuple[float, float], list[dict]] = {w: [] for w in wins}
+    for ((a, b), aqm, buf), by_window in zip(jobs, results, strict=True):
+        for w, m in by_window.items():
+            rows[w].append({"pair": pair_label([a, b]), "aqm": aqm, "buffer_bdp": float(buf),
+                            "jain": m["jain"], "loss_rate": m["loss_rate"],
+                            "queue_share": m["queue_share"], "utilisation": m["utilisation"],
+                            "jitter_ms": m["jitter_s"] * 1e3})
+    return {w: pd.DataFrame(r) for w, r in rows.items()}
 
 
 def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
@@ -412,13 +459,14 @@ def start_comparison(measured_spread: pd.DataFrame, *, capacity_mbps: float,
     if not windows:
         raise invalid("windows", windows, "at least one (start_s, end_s)")
     runs = {}
-    for name in STARTS:
+    for name in STARTS:  # one run per setting and start, as long as the latest window
+        by_window = window_metrics(
+            capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms, rtt_max_ms=rtt_max_ms,
+            n_flows=n_flows, buffers_bdp=sorted(set(measured_spread["buffer_bdp"])),
+            windows=windows, aqms=("droptail",), pairs=set(measured_spread["pair"]),
+            start=name)
         for a, b in windows:
-            runs[(name, f"{a:g}-{b:g} s")] = model_metrics(
-                capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms, rtt_max_ms=rtt_max_ms,
-                n_flows=n_flows, buffers_bdp=sorted(set(measured_spread["buffer_bdp"])),
-                duration_s=float(b), warmup_s=float(a), aqms=("droptail",),
-                pairs=set(measured_spread["pair"]), start=name)
+            runs[(name, f"{a:g}-{b:g} s")] = by_window[(float(a), float(b))]
     err = pd.concat([error_by_metric(m, measured_spread).assign(start=s, window=w)
                      for (s, w), m in runs.items()])
     queue = pd.concat([accuracy(m, measured_spread).assign(start=s, window=w)

@@ -124,6 +124,17 @@ def compare(run: pd.Series, run_flows: pd.DataFrame, step_s: float | None = None
     return row
 
 
+def compared(run: pd.Series, run_flows: pd.DataFrame) -> dict:
+    """:func:`compare` at the run's own step, memoised (:mod:`.cache`): the reference
+    tests and S-Readings ask for the same rows, and whichever comes first computes them."""
+    return cache.memo("authors-published", _memo_inputs(run, run_flows),
+                      lambda: compare(run, run_flows))
+
+
+def _memo_inputs(run: pd.Series, run_flows: pd.DataFrame) -> dict:
+    return {"run": run.to_dict(), "flows": run_flows.to_dict("list")}
+
+
 def printed_config(run: pd.Series, run_flows: pd.DataFrame) -> solve.Config:
     """The same run in the printed reading (:mod:`.solve`'s own kernel), set up as the book's
     metric figures set it up: every sender starts with an equal share of one BDP of the
@@ -147,9 +158,8 @@ def readings(run: pd.Series, run_flows: pd.DataFrame) -> list[dict]:
                 "loss": on_link["loss_rate"], "utilization": on_link["utilisation"],
                 "shares": rates / rates.sum()}
 
-    inputs = {"run": run.to_dict(), "flows": run_flows.to_dict("list")}
-    pub = cache.memo("authors-published", inputs, lambda: compare(run, run_flows))
-    pri = cache.memo("authors-printed", inputs, printed)
+    pub = compared(run, run_flows)
+    pri = cache.memo("authors-printed", _memo_inputs(run, run_flows), printed)
     theirs = run_flows.sort_values("flow")["share"].to_numpy()
     base = {"run": run.run, "group": run.group, "ccas": run.ccas, "aqm": run.aqm,
             "buffer_unit": run.buffer_unit,

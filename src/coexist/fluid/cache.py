@@ -112,6 +112,14 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any], *,
     return value
 
 
+def stored(kind: str, inputs: dict[str, Any], *,
+           shaped_by: Sequence[ModuleType] = ()) -> bool:
+    """Whether the memo holds a result of ``kind`` for ``inputs`` (False when it is off):
+    a caller that can compute several results in one run computes only the missing ones."""
+    where = directory()
+    return where is not None and (where / kind / f"{key(kind, inputs, shaped_by)}.pkl").exists()
+
+
 def put(kind: str, inputs: dict[str, Any], value: Any, *,
         shaped_by: Sequence[ModuleType] = ()) -> None:
     """Store ``value`` as the result of ``kind`` for ``inputs``, unless the memo has it or

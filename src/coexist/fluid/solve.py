@@ -69,6 +69,7 @@ when a cut comes below the previous one) and TCP-friendly region are left out, a
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -505,16 +506,46 @@ def initial_windows(cfg: Config) -> np.ndarray:
             else np.full(len(cfg.flows), float(w)))
 
 
+def _printed_steps(cfg: Config) -> tuple[float, int, int]:
+    """The printed reading's step (s), number of steps and steps per sample."""
+    h = cfg.step_s
+    return h, int(round(cfg.duration_s / h)), max(1, int(round(cfg.sample_s / h)))
+
+
+def samples(cfg: Config) -> int:
+    """How many samples :func:`run` returns for ``cfg`` (each kernel's own count)."""
+    if cfg.reading == "published":
+        a = published_arguments(cfg)
+        return (a["n_steps"] - 1) // a["every"] + 1
+    _, n_steps, every = _printed_steps(cfg)
+    return n_steps // every
+
+
+def first_part(tr: Trace, cfg: Config) -> Trace:
+    """The trace :func:`run` gives for ``cfg``, read from the start of ``tr``: the trace of
+    a run of the same configuration that lasts at least as long. Both kernels are causal and
+    deterministic, and no step depends on the run's length, so a short run's samples are
+    the first samples of a longer one, bit for bit; a page that averages one setting over
+    several windows runs it once."""
+    if (cfg.duration_s > tr.config.duration_s
+            or dataclasses.replace(tr.config, duration_s=cfg.duration_s) != cfg):
+        raise invalid("cfg", f"{cfg.duration_s:g} s of another setting",
+                      f"the configuration of the trace with a duration of at most "
+                      f"{tr.config.duration_s:g} s")
+    n = samples(cfg)
+    return dataclasses.replace(tr, config=cfg, t=tr.t[:n],
+                               **{k: getattr(tr, k)[:n] for k in Trace.OUTPUTS},
+                               bbr={k: v[:n] for k, v in tr.bbr.items()})
+
+
 def run(cfg: Config) -> Trace:
     """Integrate ``cfg`` and return the sampled trace."""
     cfg.check()
     if cfg.reading == "published":
         return simulate_published(cfg)[0]
-    h = cfg.step_s
+    h, n_steps, every = _printed_steps(cfg)
     df = np.array([int(round(f.d_f / h)) for f in cfg.flows], dtype=np.int64)
     db = np.array([int(round(f.d_b / h)) for f in cfg.flows], dtype=np.int64)
-    n_steps = int(round(cfg.duration_s / h))
-    every = max(1, int(round(cfg.sample_s / h)))
     out, link = _integrate(
         np.array([CCAS[f.cca] for f in cfg.flows], dtype=np.int64), df, db,
         np.array([f.d_p for f in cfg.flows]), float(cfg.capacity_pps), float(cfg.buffer_pkts),
