@@ -46,10 +46,12 @@ check: $(STAMP)
 	$(BIN)/pytest -p no:cacheprovider -q -n auto --dist loadfile -m "$(FAST)" --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/derive_*.ipynb
 
 # Every test: the fast tier first (a broken change fails in minutes), then the book from the
-# bundled data and the tests that need it or the testbed (figure check, browser, experiments).
+# bundled data and the tests that need it (figure check, browser) on both cores, then the
+# testbed's experiments alone, since their timing gates must not share the CPU.
 test: system-deps check
 	$(MAKE) book BOOK_FLAGS="--bundled-only$(if $(CI), --fresh)"
-	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -m "not ($(FAST))" tests
+	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -n auto --dist loadfile -m "not testbed and not ($(FAST))" tests
+	$(BIN)/pytest -p no:cacheprovider --durations=15 -m "testbed" tests
 
 figures: $(STAMP)
 	$(BIN)/coexist figures --check

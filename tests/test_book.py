@@ -1,8 +1,12 @@
 """The book build: Sphinx may read (execute) its pages in parallel, and `coexist book`
 refuses what it cannot build."""
 
+import inspect
+import json
+import multiprocessing.process
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +29,71 @@ def test_every_extension_of_the_book_allows_parallel_reading(tmp_path):
                      "html", confoverrides=config, status=None, warning=None, parallel=2)
         unsafe = [name for name, ext in app.extensions.items() if not ext.parallel_read_safe]
         assert unsafe == [] and app.is_parallel_allowed("read")
+
+
+def _sleep(batch: list[str]) -> None:
+    time.sleep(0.02)
+
+
+def test_pages_start_costliest_first_under_sphinx_s_own_scheduler(monkeypatch):
+    from sphinx.util.parallel import ParallelTasks
+
+    started: list[str] = []
+    start = multiprocessing.process.BaseProcess.start
+
+    def noted(proc):  # the parent starts each batch's process: (pipe, function, batch)
+        started.append(proc._args[2][0])
+        start(proc)
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", noted)
+    names = [f"p{i}" for i in range(8)]
+    seconds = {"p3": 50.0, "p6": 40.0, "p1": 30.0, "p0": 20.0, "p7": 10.0}
+    tasks = ParallelTasks(2)
+    for batch in book.reading_batches(names, 2, seconds):
+        tasks.add_task(_sleep, batch)
+    tasks.join()
+    # the recorded pages by cost, then those without a record alphabetically
+    assert started == ["p3", "p6", "p1", "p0", "p7", "p2", "p4", "p5"]
+
+
+def test_sphinx_s_parallel_reader_takes_the_costliest_first_batches():
+    import sphinx.builders
+    from sphinx.builders import Builder
+
+    # the patched name is the one Sphinx's reader calls
+    assert "make_chunks(docnames, nproc)" in inspect.getsource(Builder._read_parallel)
+    names = [f"p{i:02d}" for i in range(40)]
+
+    def reader(builder, docnames, nproc):
+        return sphinx.builders.make_chunks(docnames, nproc)
+
+    batches = book._costliest_first(reader, {"p20": 9.0, "p05": 3.0})(None, names, 2)
+    assert batches[:2] == [["p20"], ["p05"]] and batches[-1] == ["p00"]
+    assert sorted(b for (b,) in batches) == names
+    own = reader(None, names, 2)  # outside the reader, Sphinx's batches are its own
+    assert len(own) < len(names) and sum(own, []) == names
+
+
+def test_page_seconds_come_from_the_last_build_else_the_committed_record(tmp_path):
+    assert book.page_seconds(tmp_path) == {}
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / book.SECONDS_COMMITTED).write_text('{"a": 2}')
+    assert book.page_seconds(tmp_path) == {"a": 2.0}
+    (tmp_path / "_build").mkdir()
+    (tmp_path / book.SECONDS_FILE).write_text('{"b": 3.5}')
+    assert book.page_seconds(tmp_path) == {"b": 3.5}
+
+
+def test_the_committed_record_times_every_notebook_of_the_book():
+    from coexist import sphinxext
+
+    assert book.SECONDS_FILE.name == sphinxext.SECONDS_FILE
+    recorded = json.loads((ROOT / book.SECONDS_COMMITTED).read_text())
+    toc = (ROOT / "_toc.yml").read_text()
+    notebooks = {f"notebooks/{p.stem}" for p in (ROOT / "notebooks").glob("*.ipynb")
+                 if f"notebooks/{p.stem}" in toc}
+    assert notebooks and notebooks <= set(recorded)
+    assert all(v >= 0 for v in recorded.values())
 
 
 def test_build_refuses_a_directory_without_a_book_and_a_jobs_count_below_one(tmp_path):
@@ -69,6 +138,8 @@ def test_a_rebuild_executes_only_what_changed(tmp_path):
     _tiny_book(tmp_path, "first")
     assert book.build(tmp_path, jobs=1, strict=False) == 0
     assert runs() == 1 and "The value is first" in intro()
+    # the build recorded how long the notebook took, for the next build's order
+    assert set(json.loads((tmp_path / book.SECONDS_FILE).read_text())) == {"nb"}
     assert book.build(tmp_path, jobs=1, strict=False) == 0 and runs() == 1
     # prose edited: the chapter changes, the notebook is not executed again
     text = (tmp_path / "intro.md").read_text().replace("The value is", "Its value is")

@@ -15,6 +15,14 @@ records the dependency). What a page's source does not show is keyed here
 (:func:`inputs_key`): the package's source, ``data/``, the committed figure tables and
 claims, the pins and the build's options. When that key changes, or with ``fresh``
 (what CI's full tier asks for), every page executes again from an empty environment.
+
+Pages are read costliest first. Sphinx splits the pages into a few alphabetical batches of
+about fifteen, each read by one process, so two long fluid-model pages in one batch run one
+after the other while the other core finishes its batch and waits. Here every page is a
+batch of its own, started in the order of the seconds it took to execute in the last build
+(:data:`SECONDS_FILE`, written by :mod:`coexist.sphinxext`), or in a clean clone in the
+committed record of a clean build (:data:`SECONDS_COMMITTED`). The order changes when a
+page is computed, never what it computes.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from unittest.mock import patch
 
@@ -36,6 +45,10 @@ INPUTS = ("src", "data", "notebooks/expected", "requirements.txt", "environment.
           "pyproject.toml")
 #: where a build stores the key of the inputs it executed its pages with
 KEY_FILE = Path("_build") / "inputs.sha256"
+#: seconds each page took to execute in the last build: ``{docname: seconds}``
+SECONDS_FILE = Path("_build") / "page-seconds.json"
+#: the same record from a clean build, committed, for a clone without a build
+SECONDS_COMMITTED = Path("benchmarks") / "page_seconds.json"
 
 
 def inputs_key(root: Path, **options: object) -> str:
@@ -49,6 +62,37 @@ def inputs_key(root: Path, **options: object) -> str:
                 h.update(path.relative_to(root).as_posix().encode() + b"\0")
                 h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
+
+
+def page_seconds(root: Path) -> dict[str, float]:
+    """The seconds each page took to execute, from the last build here or else from the
+    committed record (empty when neither exists: Sphinx's own order is then kept)."""
+    for path in (root / SECONDS_FILE, root / SECONDS_COMMITTED):
+        if path.exists():
+            return {str(k): float(v) for k, v in json.loads(path.read_text()).items()}
+    return {}
+
+
+def reading_batches(docnames: list[str], nproc: int,
+                    seconds: Mapping[str, float]) -> list[list[str]]:
+    """One page per batch, arranged so that Sphinx starts the costliest pages first.
+
+    Sphinx 7's ``ParallelTasks`` starts the first ``nproc`` batches in the order they are
+    given and then, each time a process is free, the last given of those still waiting (it
+    pops the last item of a dict): so the two costliest come first and the rest in
+    ascending cost. Pages without a record count as free and keep their alphabetical order.
+    A test checks the start order against Sphinx's scheduler itself."""
+    order = sorted(docnames, key=lambda d: -seconds.get(d, 0.0))  # stable: ties alphabetical
+    return [[d] for d in order[:nproc] + order[nproc:][::-1]]
+
+
+def _costliest_first(read_parallel: Callable, seconds: Mapping[str, float]) -> Callable:
+    """Sphinx's parallel reader with :func:`reading_batches` in place of its batches."""
+    def read(builder, docnames: list[str], nproc: int) -> None:
+        with patch("sphinx.builders.make_chunks",
+                   lambda names, n: reading_batches(list(names), n, seconds)):
+            return read_parallel(builder, docnames, nproc)
+    return read
 
 
 def build(
@@ -71,6 +115,7 @@ def build(
     (:mod:`coexist.fluid.fanout`); the stored pages and runs are the same either way.
     """
     from jupyter_book.sphinx import build_sphinx
+    from sphinx.builders import Builder
 
     if jobs is None:
         jobs = os.cpu_count() or 1
@@ -100,7 +145,11 @@ def build(
         env[BUNDLED_ONLY] = "1"
     if scheduler is not None:
         env[fanout.SCHEDULER_ENV] = scheduler
-    with patch.dict(os.environ, env):  # the kernels inherit it
+    seconds = page_seconds(root)
+    reader = (_costliest_first(Builder._read_parallel, seconds) if seconds
+              else Builder._read_parallel)
+    with patch.dict(os.environ, env), patch.object(Builder, "_read_parallel", reader):
+        # (the kernels inherit the environment)
         result = build_sphinx(
             str(root),
             str(html),

@@ -10,6 +10,7 @@ every static SVG).
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -95,10 +96,30 @@ def _forget_glue_read_before(app: Sphinx) -> None:
     read_glue_cache.cache_clear()
 
 
+#: where a build records the seconds each page took to execute (read by coexist.book)
+SECONDS_FILE = "page-seconds.json"
+
+
+def _record_page_seconds(app: Sphinx, env) -> None:
+    """Write ``_build/page-seconds.json``: per page, the seconds its last execution took
+    (myst-nb's execution data), so the next build can start the costliest pages first.
+    Pages this build did not execute keep their earlier record."""
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    path = Path(app.outdir).parent / SECONDS_FILE
+    seconds = json.loads(path.read_text()) if path.exists() else {}
+    for docname, data in NbMetadataCollector.get_doc_data(env).items():
+        runtime = (data.get("exec_data") or {}).get("runtime")
+        if runtime is not None:
+            seconds[docname] = round(float(runtime), 1)
+    path.write_text(json.dumps(dict(sorted(seconds.items())), indent=1) + "\n")
+
+
 def setup(app: Sphinx) -> dict:
     mathjax_source()  # fail at start-up, not after a long build, if MathJax is missing
     app.connect("builder-inited", _declare_parallel_safe)
     app.connect("source-read", _note_glue_sources)
+    app.connect("env-updated", _record_page_seconds)
     app.connect("builder-inited", _forget_glue_read_before)
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_vega)
