@@ -38,7 +38,13 @@ from unittest.mock import patch
 
 from .fluid import fanout
 from .params import ParameterError
-from .paths import BUNDLED_ONLY, MANIFEST, TABLES_ENV, tables_dir  # noqa: F401 (re-exported)
+from .paths import (  # noqa: F401 (re-exported)
+    BUNDLED_ONLY,
+    MANIFEST,
+    PAGE_SECONDS,
+    TABLES_ENV,
+    tables_dir,
+)
 
 #: what a page's execution reads besides its own source: hashed by :func:`inputs_key`
 INPUTS = ("src", "data", "notebooks/expected", "requirements.txt", "environment.yml",
@@ -46,7 +52,7 @@ INPUTS = ("src", "data", "notebooks/expected", "requirements.txt", "environment.
 #: where a build stores the key of the inputs it executed its pages with
 KEY_FILE = Path("_build") / "inputs.sha256"
 #: seconds each page took to execute in the last build: ``{docname: seconds}``
-SECONDS_FILE = Path("_build") / "page-seconds.json"
+SECONDS_FILE = Path("_build") / PAGE_SECONDS
 #: the same record from a clean build, committed, for a clone without a build
 SECONDS_COMMITTED = Path("benchmarks") / "page_seconds.json"
 

@@ -22,6 +22,8 @@ BUILD = ROOT / "_build"
 TABLES_ENV = "COEXIST_BOOK_TABLES"
 #: written into the tables directory when a book build starts
 MANIFEST = "build.json"
+#: the file under ``_build`` where a book build records the seconds each page took to execute
+PAGE_SECONDS = "page-seconds.json"
 #: set while checking or accepting figures: notebooks then use bundled data only
 BUNDLED_ONLY = "COEXIST_BUNDLED_ONLY"
 

@@ -18,6 +18,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from .claims import QUOTE
+from .paths import PAGE_SECONDS
 
 _KEEP = ("tex-svg.js", "input", "output/svg", "output/svg.js", "ui", "a11y", "adaptors",
          "sre", "core.js", "loader.js", "startup.js")
@@ -96,17 +97,13 @@ def _forget_glue_read_before(app: Sphinx) -> None:
     read_glue_cache.cache_clear()
 
 
-#: where a build records the seconds each page took to execute (read by coexist.book)
-SECONDS_FILE = "page-seconds.json"
-
-
 def _record_page_seconds(app: Sphinx, env) -> None:
     """Write ``_build/page-seconds.json``: per page, the seconds its last execution took
     (myst-nb's execution data), so the next build can start the costliest pages first.
     Pages this build did not execute keep their earlier record."""
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    path = Path(app.outdir).parent / SECONDS_FILE
+    path = Path(app.outdir).parent / PAGE_SECONDS
     seconds = json.loads(path.read_text()) if path.exists() else {}
     for docname, data in NbMetadataCollector.get_doc_data(env).items():
         runtime = (data.get("exec_data") or {}).get("runtime")
