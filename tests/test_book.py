@@ -31,12 +31,22 @@ def test_every_extension_of_the_book_allows_parallel_reading(tmp_path):
         assert unsafe == [] and app.is_parallel_allowed("read")
 
 
-def _sleep(batch: list[str]) -> None:
-    time.sleep(0.02)
+#: a batch's process waits for this file, so that no batch ends while batches are still
+#: being added (as in a build, where the first pages run for minutes); a batch that ended
+#: early would let the next start in the order added, whatever the machine's load
+_GATE: list[Path] = []
 
 
-def test_pages_start_costliest_first_under_sphinx_s_own_scheduler(monkeypatch):
+def _wait_for_gate(batch: list[str]) -> None:
+    deadline = time.monotonic() + 60.0
+    while not _GATE[0].exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def test_pages_start_costliest_first_under_sphinx_s_own_scheduler(monkeypatch, tmp_path):
     from sphinx.util.parallel import ParallelTasks
+
+    _GATE[:] = [tmp_path / "go"]  # the forked batches inherit it
 
     started: list[str] = []
     start = multiprocessing.process.BaseProcess.start
@@ -50,7 +60,8 @@ def test_pages_start_costliest_first_under_sphinx_s_own_scheduler(monkeypatch):
     seconds = {"p3": 50.0, "p6": 40.0, "p1": 30.0, "p0": 20.0, "p7": 10.0}
     tasks = ParallelTasks(2)
     for batch in book.reading_batches(names, 2, seconds):
-        tasks.add_task(_sleep, batch)
+        tasks.add_task(_wait_for_gate, batch)
+    _GATE[0].touch()
     tasks.join()
     # the recorded pages by cost, then those without a record alphabetically
     assert started == ["p3", "p6", "p1", "p0", "p7", "p2", "p4", "p5"]
