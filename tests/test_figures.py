@@ -135,3 +135,29 @@ def test_long_titles_are_broken_to_fit_the_column_and_keep_every_word():
     assert " ".join(spec["title"]["text"]).split() == long.split()
     assert spec["title"]["subtitle"][-1] == "short"
     assert figures.fit_titles({"mark": "point"}) == {"mark": "point"}
+
+
+def test_panels_beyond_two_are_stacked_in_rows_within_the_text_column():
+    """A figure with one 240-px panel per value of a list parameter (M-F10's buffers, M-F11's
+    and P-F1-2's RTTs) keeps its two-panel row for the default list and stacks a longer
+    one, so a reader's re-run with more values still fits the column."""
+    import pytest
+
+    figures.setup()
+    data = pd.DataFrame({"x": [0, 1], "y": [0, 1]})
+
+    def panel(i):
+        return alt.Chart(data).mark_line().encode(x="x:Q", y="y:Q").properties(
+            width=240, height=100, title=f"panel {i}")
+
+    two = figures.panels_in_rows([panel(0), panel(1)])
+    assert isinstance(two, alt.HConcatChart) and len(two.hconcat) == 2
+    for n in (3, 4, 5):
+        grid = figures.panels_in_rows([panel(i) for i in range(n)])
+        assert [len(r.hconcat) for r in grid.vconcat] == [2] * (n // 2) + [1] * (n % 2)
+        figures.check_size(figures.render(grid)[1], f"{n} panels")
+    with pytest.raises(figures.FigureError):  # the same panels side by side would not fit
+        figures.check_size(figures.render(alt.hconcat(*(panel(i) for i in range(3))))[1],
+                           "three abreast")
+    with pytest.raises(ValueError, match="0 panels"):
+        figures.panels_in_rows([])

@@ -333,3 +333,39 @@ def test_one_run_gives_the_two_flow_state_and_its_mix(first, monkeypatch, tmp_pa
     # another mix of the group, or a BBRv2 flow, is not that run
     equilibria.simulate_mix((1,), group_size=2, group_rtts_s=[0.03], variant="bbr2", **kw)
     assert not json.loads((tmp_path / "census.jsonl").read_text().splitlines()[-1])["hit"]
+
+
+def test_grouped_tests_read_only_runs_with_the_asked_flows_per_group():
+    """A run of three flows per group says nothing about the mixes of one flow per group
+    (its mix (0, 1) is another game), nor does a run with a flow at another RTT: the
+    grouped equilibrium tests leave both out instead of reading them as that mix."""
+    rows = []
+
+    def run(key, per_group, bbr, extra_rtt=None):
+        for g, rtt in enumerate((0.01, 0.03)):
+            for f in range(per_group):
+                cca = "bbr" if f < bbr[g] else "cubic"
+                rows.append({"key": key, "capacity_bps": 1e8, "buffer_bdp": 2.0,
+                             "flow_rtt_s": rtt, "cca": cca, "goodput_bps": 1.0 + g})
+        if extra_rtt is not None:
+            rows.append({"key": key, "capacity_bps": 1e8, "buffer_bdp": 2.0,
+                         "flow_rtt_s": extra_rtt, "cca": "bbr", "goodput_bps": 9.0})
+
+    for a in range(2):
+        for b in range(2):
+            run(f"one{a}{b}", 1, (a, b))
+    run("three", 3, (0, 1))
+    run("stray", 1, (1, 1), extra_rtt=0.02)
+    t = pd.DataFrame(rows)
+    rtts = [0.01, 0.03]
+    assert measured_equilibria.group_layout_keys(t, rtts, 1) == {"one00", "one01", "one10",
+                                                                "one11"}
+    assert measured_equilibria.group_layout_keys(t, rtts, 3) == {"three"}
+    g = measured_equilibria.grouped_rates(t, rtts, 1)
+    assert sorted(set(g.mix)) == [(0, 0), (0, 1), (1, 0), (1, 1)] and set(g.runs) == {1}
+    assert measured_equilibria.grouped_rates(t, rtts, 2).empty
+    status = measured_equilibria.grouped_mix_status(t, rtts, 1)
+    assert len(status) == 4  # the 3-per-group run's (0, 1) is not read as this game's
+    assert measured_equilibria.grouped_mix_status(t, rtts, 2).empty
+    three = measured_equilibria.observed_grouped_equilibria(t, rtts, 3)
+    assert three.mixes.tolist() == [1] and three.mix.isna().all()  # 1 of its 16 mixes

@@ -131,3 +131,63 @@ def test_book_save_writes_into_the_build_tables_only_during_a_build(tmp_path, mo
     figures.save(chart, table, "X", "")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["X.csv", "X.svg"]
     assert pd.read_csv(tmp_path / "X.csv").equals(table)
+
+
+@pytest.mark.slow
+def test_figures_with_a_panel_per_value_take_a_longer_list(tmp_path):
+    """M-F10 (a panel per buffer), M-F11 and P-F1-2 (panels per RTT) re-run with three
+    values where the book has two: the panels stack within the text column instead of the
+    figure being refused after its runs (short, coarse runs: the layout is under test)."""
+    cases = {
+        "M-F10": ([("buffers_bdp", "2,5,10"), ("group_size", "1"), ("duration_s", "6"),
+                   ("warmup_s", "2")], "buffer_bdp", {2.0, 5.0, 10.0}),
+        "M-F11": ([("rtts_ms", "5,20,40"), ("n_flows", "2"), ("buffers_bdp", "2"),
+                   ("duration_s", "4"), ("warmup_s", "1")], "rtt_ms", {5.0, 20.0, 40.0}),
+        "P-F1-2": ([("rtts_ms", "2,5,10"), ("fluid_duration_s", "30"),
+                    ("fluid_step_us", "100"), ("warmup_s", "10")], "rtt_ms", {2.0, 5.0, 10.0}),
+    }
+    for figure_id, (overrides, column, values) in cases.items():
+        (res,) = runner.run([figure_id], overrides, out_dir=tmp_path / figure_id,
+                            progress=False)
+        table = pd.read_csv(res.csv)
+        assert set(table[column].dropna().astype(float)) >= values, figure_id
+        assert res.svg.stat().st_size > 1000
+
+
+def test_two_notebooks_at_once_with_a_relative_out_dir_compare_the_right_files(
+        tmp_path, monkeypatch):
+    """papermill runs a notebook in its folder by changing the process's directory, which
+    every thread shares: with two notebooks at once, the check of the one that ended must
+    still find its tables while the other runs elsewhere (it once read a relative path)."""
+    import contextlib
+    import threading
+    import time
+
+    import papermill as pm
+
+    expected = tmp_path / "expected"
+    expected.mkdir()
+    inside = threading.Barrier(2)
+
+    def fake_execute(src, dst, parameters, cwd, **_):
+        figure_id = Path(dst).stem
+        out = Path(parameters["out_dir"])
+        with contextlib.chdir(cwd):  # as papermill does
+            if figure_id == "M-F1":
+                inside.wait(5)  # M-F6 is in its folder too
+            else:
+                inside.wait(5)
+                time.sleep(1.0)  # still there while M-F1's tables are checked
+            (out / f"{figure_id}.svg").write_text("<svg/>")
+            (out / f"{figure_id}.csv").write_text("x\n1\n")
+            Path(dst).write_text("{}")
+
+    for figure_id in ("M-F1", "M-F6"):
+        (expected / f"{figure_id}.csv").write_text("x\n1\n")
+    monkeypatch.setattr(pm, "execute_notebook", fake_execute)
+    monkeypatch.setattr(runner, "EXPECTED", expected)
+    monkeypatch.chdir(tmp_path)
+    results = runner.run(["M-F1", "M-F6"], out_dir=Path("made"), check=True,
+                         progress=False, jobs=2)
+    assert [r.problems for r in results] == [[], []]
+    assert all(r.csv.is_absolute() for r in results)

@@ -110,6 +110,17 @@ def dash_scale(domain: list[str]) -> alt.Scale:
     return alt.Scale(domain=domain, range=dashes)
 
 
+def panels_in_rows(panels: list, per_row: int = 2) -> alt.TopLevelMixin:
+    """``panels`` side by side, at most ``per_row`` to a row, the rows stacked: the text
+    column (:data:`COLUMN`) holds two panels of 240-250 px. A figure with one panel per
+    value of a list parameter keeps its default layout (one row of two) and stacks the
+    panels of a longer list a reader gives, rather than growing wider than the column."""
+    if per_row < 1 or not panels:
+        raise ValueError(f"{len(panels)} panels, {per_row} per row; valid: at least one of each")
+    rows = [alt.hconcat(*panels[i:i + per_row]) for i in range(0, len(panels), per_row)]
+    return rows[0] if len(rows) == 1 else alt.vconcat(*rows)
+
+
 def fluid_line(base: alt.Chart, y: str | alt.Y, version: str, **encode) -> alt.Chart:
     """A fluid-model curve: a thin line in its version's dash (:data:`FLUID_DASH`) with
     small points at the runs, over ``base`` (which carries x and the data)."""

@@ -200,16 +200,17 @@ def observed_grouped_equilibria(table: pd.DataFrame, group_rtts_s: list[float],
                                 group_size: int, tol: float = 0.0) -> pd.DataFrame:
     """Empirical Nash equilibria per (capacity, buffer) for flows in RTT groups (§4.5).
 
-    ``table`` is a campaign table whose runs put ``group_size`` flows at each RTT of
-    ``group_rtts_s``. A run's mix is its number of BBR flows per group; per-flow goodput per
-    (group, algorithm) is averaged over repeats and goes through
+    ``table`` is a campaign table; its runs with ``group_size`` flows at each RTT of
+    ``group_rtts_s`` are read (:func:`group_layout_keys`), others left out. A run's mix is
+    its number of BBR flows per group; per-flow goodput per (group, algorithm) is averaged
+    over repeats and goes through
     :func:`coexist.nash.grouped_equilibria`. A setting missing some mix gets one row with
     ``mix`` None and its mix count.
     """
     cols = ["capacity_bps", "buffer_bdp", "mixes", "mix", "mix_label", "bbr_flows"]
     rows = []
     n_mixes = (group_size + 1) ** len(group_rtts_s)
-    for (cap, buf), rates in _grouped_rates(table, group_rtts_s).items():
+    for (cap, buf), rates in _grouped_rates(table, group_rtts_s, group_size).items():
         base = {"capacity_bps": cap, "buffer_bdp": buf, "mixes": len(rates)}
         if len(rates) < n_mixes:
             rows.append({**base, "mix": None, "mix_label": None, "bbr_flows": np.nan})
@@ -230,7 +231,7 @@ def grouped_mix_status(table: pd.DataFrame, group_rtts_s: list[float], group_siz
     """
     cols = ["capacity_bps", "buffer_bdp", "mix", "mix_label", "status", "reason"]
     rows = []
-    for (cap, buf), rates in _grouped_rates(table, group_rtts_s).items():
+    for (cap, buf), rates in _grouped_rates(table, group_rtts_s, group_size).items():
         verdicts = nash.grouped_mix_status(rates, [group_size] * len(group_rtts_s), tol,
                                            [f"the {r * 1e3:g} ms group" for r in group_rtts_s])
         for m, (status, reason) in verdicts.items():
@@ -240,15 +241,36 @@ def grouped_mix_status(table: pd.DataFrame, group_rtts_s: list[float], group_siz
     return pd.DataFrame(rows, columns=cols)
 
 
-def grouped_rates(table: pd.DataFrame, group_rtts_s: list[float]) -> pd.DataFrame:
+def group_layout_keys(table: pd.DataFrame, group_rtts_s: list[float],
+                      group_size: int) -> set[str]:
+    """The runs (keys) of an RTT-group campaign table laid out as asked: exactly
+    ``group_size`` flows at each RTT of ``group_rtts_s`` and none at another RTT. A run of
+    another layout says nothing about these mixes (its mix (0, 0, 1) of three flows per
+    group is not the mix (0, 0, 1) of one flow per group), so the equilibrium tests read
+    only these."""
+    if table.empty:
+        return set()
+    rtts = np.asarray(group_rtts_s, dtype=float)
+    keys = set()
+    for key, run in table.groupby("key"):
+        r = run["flow_rtt_s"].astype(float).to_numpy()
+        counts = [int(np.isclose(r, g).sum()) for g in rtts]
+        if counts == [group_size] * len(rtts) and sum(counts) == len(r):
+            keys.add(key)
+    return keys
+
+
+def grouped_rates(table: pd.DataFrame, group_rtts_s: list[float],
+                  group_size: int | None = None) -> pd.DataFrame:
     """Per-flow goodput of every stored mix of an RTT-group campaign (§4.5), by group and
     algorithm, averaged over repeats: the measured counterpart of
     :func:`coexist.fluid.equilibria.mix_table`, so both can be set side by side.
 
     A run's mix is its number of BBR flows per RTT group; a flow belongs to the group of
-    the nearest RTT and is left out unless its RTT matches that group's. Columns: capacity,
-    buffer, mix (tuple) and ``mix_label``, group, its RTT, algorithm, per-flow goodput
-    (bit/s) and the number of runs averaged.
+    the nearest RTT and is left out unless its RTT matches that group's. With
+    ``group_size``, only the runs of that layout are read (:func:`group_layout_keys`).
+    Columns: capacity, buffer, mix (tuple) and ``mix_label``, group, its RTT, algorithm,
+    per-flow goodput (bit/s) and the number of runs averaged.
     """
     cols = ["capacity_bps", "buffer_bdp", "mix", "mix_label", "group", "rtt_s", "cca",
             "goodput_bps", "runs"]
@@ -256,6 +278,10 @@ def grouped_rates(table: pd.DataFrame, group_rtts_s: list[float]) -> pd.DataFram
         return pd.DataFrame(columns=cols)
     rtts = np.asarray(group_rtts_s, dtype=float)
     t = table.copy()
+    if group_size is not None:
+        t = t[t["key"].isin(group_layout_keys(t, group_rtts_s, group_size))]
+        if t.empty:
+            return pd.DataFrame(columns=cols)
     t["group"] = [int(np.argmin(np.abs(rtts - r))) for r in t["flow_rtt_s"].astype(float)]
     t = t[np.isclose(t["flow_rtt_s"].astype(float), rtts[t["group"]])]
     t["is_bbr"] = t["cca"] == "bbr"
@@ -270,8 +296,10 @@ def grouped_rates(table: pd.DataFrame, group_rtts_s: list[float]) -> pd.DataFram
     return out[cols]
 
 
-def _grouped_rates(table: pd.DataFrame, group_rtts_s: list[float]) -> dict:
-    """:func:`grouped_rates` as the equilibrium test takes it: per (capacity, buffer),
-    mix -> {(group, algorithm): per-flow goodput}."""
+def _grouped_rates(table: pd.DataFrame, group_rtts_s: list[float], group_size: int) -> dict:
+    """:func:`grouped_rates` of the runs with ``group_size`` flows per group, as the
+    equilibrium test takes it: per (capacity, buffer), mix -> {(group, algorithm): per-flow
+    goodput}."""
     return {setting: nash.rates_by_mix(part) for setting, part in
-            grouped_rates(table, group_rtts_s).groupby(["capacity_bps", "buffer_bdp"])}
+            grouped_rates(table, group_rtts_s, group_size)
+            .groupby(["capacity_bps", "buffer_bdp"])}

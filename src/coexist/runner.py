@@ -84,6 +84,10 @@ def run_one(e: Entry, overrides: Mapping[str, Any], out_dir: Path) -> FigureResu
     """Execute one figure notebook; fail if it did not write its SVG and CSV."""
     import papermill as pm
 
+    # papermill runs the notebook in its folder by changing the process's directory, which
+    # every thread shares: paths used while notebooks run must be absolute (run() resolves
+    # its out_dir before starting any)
+    out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     for suffix in (".svg", ".csv", claims.SUFFIX):
         (out_dir / f"{e.id}{suffix}").unlink(missing_ok=True)
@@ -158,6 +162,7 @@ def run(
 
     entries = select(ids)
     overrides = resolve_overrides(entries, raw_overrides)
+    out_dir = Path(out_dir).resolve()  # before any notebook changes the directory (run_one)
     if (check or accept) and raw_overrides:
         raise ParameterError(
             "--check/--accept compare with the committed default-parameter tables; drop -p"
