@@ -110,6 +110,13 @@ def dash_scale(domain: list[str]) -> alt.Scale:
     return alt.Scale(domain=domain, range=dashes)
 
 
+def note(text: str, font_size: int = 13) -> alt.Chart:
+    """A panel (or a whole figure) that says in grey text why it has nothing to draw, e.g.
+    no stored run at a reader's parameter, instead of an empty frame."""
+    return alt.Chart(pd.DataFrame({"t": [text]})).mark_text(
+        fontSize=font_size, color="#555").encode(text="t:N")
+
+
 def panels_in_rows(panels: list, per_row: int = 2) -> alt.TopLevelMixin:
     """``panels`` side by side, at most ``per_row`` to a row, the rows stacked: the text
     column (:data:`COLUMN`) holds two panels of 240-250 px. A figure with one panel per

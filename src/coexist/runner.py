@@ -96,7 +96,7 @@ def run_one(e: Entry, overrides: Mapping[str, Any], out_dir: Path) -> FigureResu
         pm.execute_notebook(
             str(e.path),
             str(executed),
-            parameters={**overrides, "out_dir": str(out_dir.resolve())},
+            parameters={**overrides, "out_dir": str(out_dir)},
             cwd=str(e.path.parent),
             kernel_name="python3",
             progress_bar=False,
