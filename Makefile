@@ -8,7 +8,7 @@ PYTHON ?= python3
 STAMP := $(VENV)/.installed-stamp
 BIN := $(VENV)/bin
 
-.PHONY: book check test bench lint figures clean system-deps
+.PHONY: book check test bench lint figures clean system-deps store verify-store
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,15 +43,29 @@ system-deps:
 FAST := not slow and not browser and not testbed
 check: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks notebooks
+	$(BIN)/coexist store check
 	$(BIN)/pytest -p no:cacheprovider -q -n auto --dist loadfile -m "$(FAST)" --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/derive_*.ipynb
 
-# Every test: the fast tier first (a broken change fails in minutes), then the book from the
-# bundled data and the tests that need it (figure check, browser) on both cores, then the
-# testbed's experiments alone, since their timing gates must not share the CPU.
+# Every test: the fast tier first (a broken change fails in minutes), a seeded sample of the
+# stored fluid-model runs recomputed bit for bit, then the book from the bundled data and
+# the stored runs (a run the store lacks is an error naming the page and `make store`) and
+# the tests that need it (figure check, browser) on both cores, then the testbed's
+# experiments alone, since their timing gates must not share the CPU.
 test: system-deps check
-	$(MAKE) book BOOK_FLAGS="--bundled-only$(if $(CI), --fresh)"
+	$(BIN)/coexist store verify --quiet
+	COEXIST_STORE_STRICT=1 $(MAKE) book BOOK_FLAGS="--bundled-only$(if $(CI), --fresh)"
 	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -n auto --dist loadfile -m "not testbed and not ($(FAST))" tests
 	$(BIN)/pytest -p no:cacheprovider --durations=15 -m "testbed" tests
+
+# The committed fluid-model runs (data/model-runs): `make store` computes what the book needs
+# that the store lacks (after a change to the model's code, every run) and drops what no
+# page reads; commit data/model-runs and data/datapackage.json with the change. `make
+# verify-store` recomputes every stored run and requires the same bits (CI: a sample).
+store: $(STAMP)
+	$(BIN)/coexist store refresh
+
+verify-store: $(STAMP)
+	$(BIN)/coexist store verify --all
 
 figures: $(STAMP)
 	$(BIN)/coexist figures --check

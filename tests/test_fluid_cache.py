@@ -9,7 +9,10 @@ from coexist.fluid import cache, equilibria
 
 @pytest.fixture
 def memo_dir(tmp_path, monkeypatch):
+    from coexist.fluid import store
+
     monkeypatch.setenv(cache.ENV, str(tmp_path / "memo"))
+    monkeypatch.setenv(store.ENV, str(tmp_path / "no-store"))  # the local layer alone
     return tmp_path / "memo"
 
 
@@ -29,7 +32,7 @@ def test_same_inputs_compute_once_other_inputs_again(memo_dir):
     assert len(calls) == 1
     assert cache.memo("k", {"a": 2.0}, compute) == {"value": 2}
     assert cache.memo("other", {"a": 1.0}, compute) == {"value": 3}
-    assert len(list(memo_dir.rglob("*.pkl"))) == 3 and not list(memo_dir.rglob("*.tmp"))
+    assert len(list(memo_dir.rglob("*.json.gz"))) == 3 and not list(memo_dir.rglob("*.tmp"))
 
 
 def test_off_computes_every_time(monkeypatch):
@@ -43,8 +46,8 @@ def test_off_computes_every_time(monkeypatch):
 def test_unreadable_entry_is_computed_again(memo_dir):
     calls, compute = counter()
     cache.memo("k", {"a": 1}, compute)
-    (path,) = memo_dir.rglob("*.pkl")
-    path.write_bytes(b"not a pickle")
+    (path,) = memo_dir.rglob("*.json.gz")
+    path.write_bytes(b"not a stored entry")
     assert cache.memo("k", {"a": 1}, compute) == {"value": 2}
     assert cache.memo("k", {"a": 1}, compute) == {"value": 2}
 
@@ -69,15 +72,16 @@ def test_the_source_of_a_module_that_shapes_the_value_is_part_of_the_key(tmp_pat
     assert cache.key("k", {"a": 1}, shaped_by=(labels,)) != before
 
 
-def test_a_mix_is_keyed_on_the_labels_its_table_carries(memo_dir, monkeypatch):
+def test_a_mix_is_keyed_on_the_labels_its_table_carries(memo_dir):
     from coexist import nash
 
-    seen = []
-    monkeypatch.setattr(cache, "memo", lambda kind, inputs, compute, shaped_by=(): seen.append(
-        (kind, shaped_by)) or compute())
-    equilibria.simulate_mix((1,), group_size=2, group_rtts_s=[0.02], buffer_bdp=1.0,
-                            capacity_bps=10e6, duration_s=1.0, warmup_s=0.5)
-    assert seen == [("mix", (nash,))]
+    assert cache.KINDS["mix"].shaped_by == (nash,)
+    inputs = {"a": 1}
+    assert cache.key("mix", inputs, (nash,)) != cache.key("mix", inputs)
+    # memo() keys a registered kind with the modules it names
+    log = []
+    cache.memo("mix", inputs, lambda: log.append(1) or {"x": 1})
+    assert (memo_dir / "mix" / f"{cache.key('mix', inputs, (nash,))}.json.gz").exists()
 
 
 def test_memoised_mix_equals_a_fresh_run(memo_dir, monkeypatch):

@@ -1,6 +1,6 @@
 """Command line: ``coexist book``, ``coexist figures``, ``coexist model share|nash``,
-``coexist fluid run``, ``coexist run``, ``coexist campaign run|status`` and
-``coexist testbed check|clean``.
+``coexist fluid run``, ``coexist store status|check|refresh|verify``, ``coexist run``,
+``coexist campaign run|status`` and ``coexist testbed check|clean``.
 
 Bad input ends with one line naming the parameter, its value and the valid range, and exit
 status 2; a failed figure check or a harness failure exits with 1; an experiment that ran
@@ -114,6 +114,109 @@ def _book(args: argparse.Namespace) -> int:
         return 1
     print(f"book: {Path(args.dir) / '_build' / 'html' / 'index.html'}")
     return 0
+
+
+def _store(args: argparse.Namespace) -> int:
+    """``coexist store status|check|refresh|verify``: the committed fluid-model runs."""
+    from . import paths
+    from .fluid import cache, refresh, store
+
+    where = store.root()
+    entries = list(store.read_index(where).values())
+    if args.what == "status":
+        stale = refresh.stale(entries)
+        kinds: dict[str, int] = {}
+        for e in entries:
+            kinds[e.kind] = kinds.get(e.kind, 0) + 1
+        pages = sorted({p for e in entries for p in e.pages})
+        print(f"{where}: {len(entries)} runs, {store.size_bytes(where) / 1e6:.1f} MB, "
+              f"read by {len(pages)} pages; {len(stale)} stale under the current code")
+        for kind, n in sorted(kinds.items()):
+            print(f"  {kind}: {n}")
+        return 0
+    if args.what == "check":
+        problems = store.integrity(where)
+        if problems:
+            print(f"coexist store: {problems[0]}" + (f" (and {len(problems) - 1} more)"
+                                                     if len(problems) > 1 else ""),
+                  file=sys.stderr)
+            return 1
+        stale = refresh.stale(entries)
+        if stale or not entries:
+            print(f"coexist store: {store.needs_refresh_message(stale)}" if stale else
+                  f"coexist store: {where} holds no runs: run `{store.REFRESH}`",
+                  file=sys.stderr)
+            return 1
+        print(f"store: {len(entries)} runs, every object intact and every key current")
+        return 0
+    if args.scheduler:
+        _check_scheduler(args.scheduler)
+        os.environ["COEXIST_SCHEDULER"] = args.scheduler
+    if args.what == "verify":
+        problems = store.integrity(where)
+        if problems:
+            for p in problems:
+                print(f"coexist store: {p}", file=sys.stderr)
+            return 1
+        if args.all:
+            chosen = sorted(entries, key=lambda e: (e.kind, e.key))
+        else:
+            seed = args.seed or _commit_seed(paths.ROOT)
+            chosen = store.sample(entries, seed, args.share)
+            print(f"store: checking {len(chosen)} of {len(entries)} runs (seed {seed}, at "
+                  f"least {args.share:.0%} and one per page)", flush=True)
+        stale = refresh.stale(chosen)
+        if stale:
+            print(f"coexist store: {store.needs_refresh_message(stale)}", file=sys.stderr)
+            return 1
+        problems = refresh.verify(chosen, workers=args.jobs, progress=not args.quiet)
+        for p in problems:
+            print(f"coexist store: {p}", file=sys.stderr)
+        if problems:
+            return 1
+        print(f"store: {len(chosen)} runs recomputed, every one bit-identical to its "
+              f"stored result")
+        return 0
+    # refresh
+    stale = refresh.stale(entries)
+    computed = refresh.recompute_stale(stale, workers=args.jobs, progress=not args.quiet)
+    print(f"store: {len(stale)} stale runs, {computed} computed again", flush=True)
+    if args.census:
+        census = store.read_census(Path(args.census))
+    elif args.no_book:
+        census = refresh.census_from_index(entries)
+    else:
+        from . import book
+
+        log = paths.BUILD / "store-census.jsonl"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text("")
+        os.environ[cache.LOG_ENV] = str(log)
+        status = book.build(paths.ROOT, jobs=args.jobs, bundled_only=True, fresh=True,
+                            scheduler=args.scheduler)
+        if status:
+            print("coexist store: the book build failed; the store is unchanged (the runs "
+                  "it computed are kept locally, so the next refresh resumes)",
+                  file=sys.stderr)
+            return 1
+        census = store.read_census(log)
+    counts = store.commit(census, cache.local_entries(), where, keep_unread=args.keep_unread)
+    from . import data
+
+    data.write_datapackage()
+    print(f"store: {counts['entries']} runs ({counts['added']} added, {counts['kept']} kept, "
+          f"{counts['dropped']} no longer read; {counts['objects_pruned']} objects pruned), "
+          f"{store.size_bytes(where) / 1e6:.1f} MB; commit data/model-runs and "
+          f"data/datapackage.json")
+    return 0
+
+
+def _commit_seed(root: Path) -> str:
+    """The seed of CI's sample: the commit being tested (so each commit checks another
+    sample), or 'uncommitted' outside a git checkout."""
+    from .provenance import git_commit
+
+    return git_commit().get("commit") or "uncommitted"
 
 
 def _share(args: argparse.Namespace) -> int:
@@ -608,6 +711,38 @@ def build_parser() -> argparse.ArgumentParser:
     frun.add_argument("--json", action="store_true")
     frun.set_defaults(func=_fluid)
 
+    st = sub.add_parser("store", help="the committed fluid-model runs (data/model-runs)")
+    ssub = st.add_subparsers(dest="what", required=True, parser_class=_Parser)
+    ssub.add_parser("status", help="runs, size, pages, and how many are stale").set_defaults(
+        func=_store)
+    ssub.add_parser("check", help="fail unless every object is intact and every key "
+                                  "current (no run is missing)").set_defaults(func=_store)
+    for name, text in (("refresh", "compute what the book needs that the store lacks, "
+                                   "drop what no page reads (make store)"),
+                       ("verify", "recompute stored runs and require the same bits")):
+        p = ssub.add_parser(name, help=text)
+        p.add_argument("--jobs", type=_number("jobs", int, low=1), default=None,
+                       help="runs computed at once (default: one per CPU)")
+        p.add_argument("--scheduler", metavar="ADDRESS",
+                       help="Dask scheduler address: the runs go to its cluster")
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
+        p.set_defaults(func=_store)
+        if name == "refresh":
+            p.add_argument("--no-book", action="store_true",
+                           help="recompute stale runs only; keep the pages the index records "
+                                "instead of building the book to learn them")
+            p.add_argument("--keep-unread", action="store_true",
+                           help="keep runs that no page read")
+            p.add_argument("--census", metavar="FILE",
+                           help="the census of a book build already made with "
+                                "COEXIST_FLUID_LOG=FILE, instead of building the book again")
+        else:
+            p.add_argument("--all", action="store_true", help="every run (make verify-store)")
+            p.add_argument("--share", type=_number("share", float, low=0.0, high=1.0,
+                                                   low_open=True), default=0.05,
+                           help="the sample's least share of the runs (default 0.05)")
+            p.add_argument("--seed", help="the sample's seed (default: the commit)")
+
     tb = sub.add_parser("testbed", help="check or clean the machine for experiments")
     tsub = tb.add_subparsers(dest="what", required=True, parser_class=_Parser)
     chk = tsub.add_parser("check", help="report what the harness needs and how to fix gaps")
@@ -622,6 +757,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from .data import DataError
+    from .fluid.store import StoreError
     from .mishra import ModelDomainWarning
     from .runner import CheckFailed
     from .testbed.experiment import Interrupted
@@ -642,6 +778,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         except DataError as exc:
             print(f"coexist: data: {exc}", file=sys.stderr)
+            return 1
+        except StoreError as exc:
+            print(f"coexist: store: {exc}", file=sys.stderr)
             return 1
         except BrokenPipeError:
             # the reader of our output went away (`coexist ... | head`): stop quietly, and

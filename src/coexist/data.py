@@ -422,7 +422,8 @@ def build_datapackage(data_dir: Path = DATA) -> dict:
                     "compression": "gz" if fname.endswith(".gz") else None,
                     "path": [_rel(p, data_dir) for p in paths], "schema": _schema_json(kind),
                     "sha256": {_rel(p, data_dir): sha256(p) for p in paths}})
-    resources += _reference_resources(data_dir) + _external_resources(data_dir)
+    resources += (_reference_resources(data_dir) + _model_run_resources(data_dir)
+                  + _external_resources(data_dir))
     return {"name": "coexist-measurements", "profile": "data-package",
             "description": "Real Linux CUBIC/BBR/Reno flows through an emulated drop-tail "
                            "dumbbell, measured by the coexist harness.",
@@ -492,6 +493,38 @@ def _model_resources(ref: Path, data_dir: Path) -> list[dict]:
     return out
 
 
+def _model_run_resources(data_dir: Path) -> list[dict]:
+    """The committed fluid-model runs under ``model-runs/`` (:mod:`coexist.fluid.store`):
+    the index and every result object, with the provenance the index records."""
+    root = data_dir / "model-runs"
+    index = root / "index.jsonl"
+    if not index.exists():
+        return []
+    entries = [json.loads(line) for line in index.read_text().splitlines() if line.strip()]
+    provs = [e["provenance"] for e in entries]
+    files = ([index] + [p for p in [root / "README.md"] if p.exists()]
+             + sorted((root / "objects").glob("*/*.json.gz")))
+    kinds: dict[str, int] = {}
+    for e in entries:
+        kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+    return [{"name": "model-runs", "format": "json", "compression": "gz",
+             "description": "the fluid model's runs the book reads: index.jsonl (one line per "
+                            "run: key, kind, inputs, result object, pages, provenance) and "
+                            "objects/ (each result as canonical JSON, named by its sha256); "
+                            "see model-runs/README.md",
+             "path": [_rel(p, data_dir) for p in files],
+             "sha256": {_rel(p, data_dir): sha256(p) for p in files},
+             "provenance": {
+                 "produced_by": "make store (coexist store refresh)",
+                 "runs": len(entries), "kinds": dict(sorted(kinds.items())),
+                 "commits": sorted({p["commit"] for p in provs if p.get("commit")}),
+                 "kernels": sorted({p["kernel"] for p in provs}),
+                 "cpus": sorted({p["cpu"] for p in provs if p.get("cpu")}),
+                 "compute_s": round(sum(p.get("wall_s") or 0.0 for p in provs), 1),
+                 "first_run_utc": min((p["time_utc"] for p in provs), default=None),
+                 "last_run_utc": max((p["time_utc"] for p in provs), default=None)}}]
+
+
 def _external_resources(data_dir: Path) -> list[dict]:
     """Third-party data under ``external/<source>/``, unchanged, each with its licence file
     and the README that names where it comes from."""
@@ -542,7 +575,7 @@ def verify(data_dir: Path = DATA) -> list[str]:
                 problems.append(f"{rel}: listed in datapackage.json but missing")
             elif sha256(p) != digest:
                 problems.append(f"{rel}: sha256 differs from datapackage.json")
-    on_disk = {_rel(p, data_dir) for top in ("runs", "reference", "external")
+    on_disk = {_rel(p, data_dir) for top in ("runs", "reference", "model-runs", "external")
                if (data_dir / top).exists() for p in (data_dir / top).rglob("*")
                if p.is_file() and "_invalid" not in p.parts
                and not any(part.startswith(".") for part in p.relative_to(data_dir).parts)}

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from . import data, fairness, periodicity
+from .fluid import cache as fluid_cache
 from .params import invalid
 
 #: BBRv1's ProbeRTT interval in Linux and in the published model, s
@@ -103,7 +104,7 @@ def fluid_run(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s:
     one per BBR flow); every flow starts at an equal share of the BDP, as P-F1-2's run.
     Goodput is each flow's sending rate thinned by the loss it meets at the queue
     (:func:`.fluid.metrics.goodput_pps`), sampled 50 times per bin. Memoised on disk."""
-    from .fluid import cache, metrics, solve
+    from .fluid import solve
 
     intervals = (tuple(float(v) for v in probe_rtt_interval_s)
                  if isinstance(probe_rtt_interval_s, Sequence)
@@ -121,27 +122,35 @@ def fluid_run(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s:
                          initial_window=max(1.0, pps * rtt_s / n),
                          probe_rtt_interval_s=(PROBE_RTT_INTERVAL_S,) * n_cubic + intervals)
 
-    def compute() -> dict:
-        tr = solve.run(cfg)
-        late = tr.t >= warmup_s
-        k = int(late.sum() // 50 * 50)
-        good = np.column_stack([metrics.goodput_pps(tr, i) for i in range(n)])
-        bits = good[late][:k] * metrics.BITS
-        bbr = bits[:, n_cubic:].sum(axis=1).reshape(-1, 50).mean(axis=1)
-        cub = bits[:, :n_cubic].sum(axis=1).reshape(-1, 50).mean(axis=1)
-        tb = tr.t[late][:k].reshape(-1, 50)[:, -1]
-        ent = periodicity.model_probe_rtt_entries(tr.t, tr.bbr["m_prt"][:, n_cubic:])
-        return summarise(tb, bbr, cub, bits.mean(axis=0), ent[ent >= warmup_s], bin_s=bin_s,
-                         capacity_bps=capacity_bps, min_period_s=min_period_s,
-                         max_period_s=max_period_s, sync_flows=sync_flows)
-
     inputs = {"config": repr(cfg), "warmup_s": float(warmup_s), "bin_s": float(bin_s),
               "periods": [float(min_period_s), float(max_period_s)],
-              "sync_flows": int(sync_flows)}
-    # the row is computed here and in the modules it reads, not only in the fluid model
-    here = sys.modules[__name__]
-    return dict(cache.memo("fluctuation", inputs, compute,
-                           shaped_by=(here, periodicity, fairness)))
+              "sync_flows": int(sync_flows), "capacity_bps": float(capacity_bps),
+              "n_cubic": int(n_cubic)}
+    return dict(fluid_cache.memo("fluctuation", inputs))
+
+
+# the row is computed here and in the modules it reads, not only in the fluid model
+@fluid_cache.computes("fluctuation", shaped_by=(sys.modules[__name__], periodicity, fairness))
+def _model_row(inputs: dict) -> dict:
+    """The run behind :func:`fluid_run` (its memo ``inputs``)."""
+    from .fluid import metrics, solve
+
+    cfg = solve.config_from_repr(inputs["config"])
+    warmup_s, bin_s, n_cubic = inputs["warmup_s"], inputs["bin_s"], inputs["n_cubic"]
+    min_period_s, max_period_s = inputs["periods"]
+    n = len(cfg.flows)
+    tr = solve.run(cfg)
+    late = tr.t >= warmup_s
+    k = int(late.sum() // 50 * 50)
+    good = np.column_stack([metrics.goodput_pps(tr, i) for i in range(n)])
+    bits = good[late][:k] * metrics.BITS
+    bbr = bits[:, n_cubic:].sum(axis=1).reshape(-1, 50).mean(axis=1)
+    cub = bits[:, :n_cubic].sum(axis=1).reshape(-1, 50).mean(axis=1)
+    tb = tr.t[late][:k].reshape(-1, 50)[:, -1]
+    ent = periodicity.model_probe_rtt_entries(tr.t, tr.bbr["m_prt"][:, n_cubic:])
+    return summarise(tb, bbr, cub, bits.mean(axis=0), ent[ent >= warmup_s], bin_s=bin_s,
+                     capacity_bps=inputs["capacity_bps"], min_period_s=min_period_s,
+                     max_period_s=max_period_s, sync_flows=inputs["sync_flows"])
 
 
 def measured_table(campaigns: Sequence[str], rtts_ms: Sequence[float], **kw) -> pd.DataFrame:

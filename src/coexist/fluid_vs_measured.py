@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from . import comparison, data, measured
+from .fluid import cache as fluid_cache
 from .params import invalid
 
 NAMES = {"reno": "Reno", "cubic": "CUBIC", "bbr1": "BBRv1", "bbr2": "BBRv2"}
@@ -173,16 +174,14 @@ def window_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float
             tr = solve.run(cfgs[longest])
             for w in missing:
                 shared[w] = metrics.aggregate(solve.first_part(tr, cfgs[w]), w[0])
-                if w != longest:
-                    cache.put("aggregate", inputs[w], shared[w])
+                if w != longest:  # this page reads it from the shared run
+                    cache.put("aggregate", inputs[w], shared[w], read=True)
             return shared[longest]
 
         out = {longest: cache.memo("aggregate", inputs[longest], compute)}
         for w in wins:
             if w not in out:  # read from the shared run, or a result stored before
-                out[w] = shared[w] if w in shared else cache.memo(
-                    "aggregate", inputs[w],
-                    lambda w=w: metrics.aggregate(solve.run(cfgs[w]), w[0]))
+                out[w] = shared[w] if w in shared else cache.memo("aggregate", inputs[w])
         return out
 
     results = tqdm(fanout.imap(one, jobs), total=len(jobs), desc="fluid settings",
@@ -208,7 +207,7 @@ def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
     (:func:`.fluid.metrics.loss_episodes`). The paper's figures average 2-7 s of such a
     run; the later windows show whether that is the model's steady state. ``start`` and
     ``reading`` as in :func:`model_metrics`."""
-    from .fluid import cache, metrics, solve
+    from .fluid import cache
     from .progress import tqdm
 
     (chosen,) = _named_pairs([pair])
@@ -221,14 +220,8 @@ def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
                       rtt_max_ms=rtt_max_ms, n_flows=n_flows, buffer_bdp=buf,
                       duration_s=end_s, start=start, reading=reading)
 
-        def compute(cfg=cfg):
-            tr = solve.run(cfg)
-            return ([metrics.queue_share_between(tr, float(a), float(b)) for a, b in windows],
-                    metrics.loss_episodes(tr))
-
         q, ep = cache.memo("queue_transient", {"config": repr(cfg),
-                                               "windows": [list(map(float, w)) for w in windows]},
-                           compute)
+                                               "windows": [list(map(float, w)) for w in windows]})
         shares += [{"buffer_bdp": float(buf), "start_s": float(a), "end_s": float(b),
                     "queue_share": v} for (a, b), v in zip(windows, q, strict=True)]
         episodes.append(ep.assign(buffer_bdp=float(buf)))
@@ -544,3 +537,24 @@ def run_trace(run_dir: Path, flow: int = 0) -> pd.DataFrame:
     return pd.concat([pd.DataFrame({"t_s": t.to_numpy(dtype=float), "quantity": k,
                                     "percent": v.to_numpy(dtype=float)})
                       for k, (t, v) in parts.items()], ignore_index=True)
+
+
+@fluid_cache.computes("aggregate")
+def _aggregate(inputs: dict) -> dict:
+    """One setting's aggregate metrics (:func:`window_metrics`'s runs): the run of
+    the memo ``inputs``' configuration, averaged after its warm-up."""
+    from .fluid import metrics, solve
+
+    return metrics.aggregate(solve.run(solve.config_from_repr(inputs["config"])),
+                             inputs["warmup_s"])
+
+
+@fluid_cache.computes("queue_transient")
+def _queue_transient(inputs: dict) -> tuple[list[float], pd.DataFrame]:
+    """The run behind :func:`model_queue_transient` (its memo ``inputs``): the queue share
+    over each window and the run's loss episodes."""
+    from .fluid import metrics, solve
+
+    tr = solve.run(solve.config_from_repr(inputs["config"]))
+    return ([metrics.queue_share_between(tr, float(a), float(b)) for a, b in inputs["windows"]],
+            metrics.loss_episodes(tr))

@@ -11,6 +11,7 @@ every static SVG).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from .claims import QUOTE
+from .fluid.cache import PAGE_ENV
 from .paths import PAGE_SECONDS
 
 _KEEP = ("tex-svg.js", "input", "output/svg", "output/svg.js", "ui", "a11y", "adaptors",
@@ -81,6 +83,13 @@ def _declare_parallel_safe(app: Sphinx) -> None:
             ext.parallel_read_safe = True
 
 
+def _name_page(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Name the page being read in the environment its notebook's kernel inherits, so the
+    fluid-model memo's census says which page read which stored run
+    (:mod:`coexist.fluid.cache`). Each reading process reads one page at a time."""
+    os.environ[PAGE_ENV] = docname
+
+
 def _note_glue_sources(app: Sphinx, docname: str, source: list[str]) -> None:
     """A page quoting ``other.ipynb::key`` depends on that notebook: a rebuild that
     re-executes the notebook re-reads the page too, so its quoted values follow."""
@@ -115,6 +124,7 @@ def _record_page_seconds(app: Sphinx, env) -> None:
 def setup(app: Sphinx) -> dict:
     mathjax_source()  # fail at start-up, not after a long build, if MathJax is missing
     app.connect("builder-inited", _declare_parallel_safe)
+    app.connect("source-read", _name_page)
     app.connect("source-read", _note_glue_sources)
     app.connect("env-updated", _record_page_seconds)
     app.connect("builder-inited", _forget_glue_read_before)

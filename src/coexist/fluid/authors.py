@@ -127,12 +127,21 @@ def compare(run: pd.Series, run_flows: pd.DataFrame, step_s: float | None = None
 def compared(run: pd.Series, run_flows: pd.DataFrame) -> dict:
     """:func:`compare` at the run's own step, memoised (:mod:`.cache`): the reference
     tests and S-Readings ask for the same rows, and whichever comes first computes them."""
-    return cache.memo("authors-published", _memo_inputs(run, run_flows),
-                      lambda: compare(run, run_flows))
+    return cache.memo("authors-published", _memo_inputs(run, run_flows))
+
+
+@cache.computes("authors-published")
+def _compared(inputs: dict) -> dict:
+    """The run behind :func:`compared` (its memo ``inputs``)."""
+    return compare(*_from_memo_inputs(inputs))
 
 
 def _memo_inputs(run: pd.Series, run_flows: pd.DataFrame) -> dict:
     return {"run": run.to_dict(), "flows": run_flows.to_dict("list")}
+
+
+def _from_memo_inputs(inputs: dict) -> tuple[pd.Series, pd.DataFrame]:
+    return pd.Series(inputs["run"]), pd.DataFrame(inputs["flows"])
 
 
 def printed_config(run: pd.Series, run_flows: pd.DataFrame) -> solve.Config:
@@ -150,16 +159,8 @@ def readings(run: pd.Series, run_flows: pd.DataFrame) -> list[dict]:
     reading and the printed reading. Queue as a share of the buffer, Jain index, loss,
     utilisation and the largest difference of a flow's share of the rate from the authors'.
     The printed reading's metrics come from its trace sampled every millisecond."""
-    def printed() -> dict:
-        tr = solve.run(printed_config(run, run_flows))
-        on_link = metrics.link(tr, run.warmup_s)
-        rates = tr.rate_pps[tr.t >= run.warmup_s].mean(axis=0)
-        return {"queue_share": on_link["queue_share"], "jain": metrics.jain(rates),
-                "loss": on_link["loss_rate"], "utilization": on_link["utilisation"],
-                "shares": rates / rates.sum()}
-
     pub = compared(run, run_flows)
-    pri = cache.memo("authors-printed", _memo_inputs(run, run_flows), printed)
+    pri = cache.memo("authors-printed", _memo_inputs(run, run_flows))
     theirs = run_flows.sort_values("flow")["share"].to_numpy()
     base = {"run": run.run, "group": run.group, "ccas": run.ccas, "aqm": run.aqm,
             "buffer_unit": run.buffer_unit,
@@ -178,3 +179,16 @@ def readings(run: pd.Series, run_flows: pd.DataFrame) -> list[dict]:
                                  "share_diff": float(np.abs(pri["shares"] - theirs).max())})):
         out.append({**base, "model": model, **{k: float(v) for k, v in vals.items()}})
     return out
+
+
+@cache.computes("authors-printed")
+def _printed(inputs: dict) -> dict:
+    """The printed reading's metrics of one reference run (:func:`readings`), from its
+    trace sampled every millisecond."""
+    run, run_flows = _from_memo_inputs(inputs)
+    tr = solve.run(printed_config(run, run_flows))
+    on_link = metrics.link(tr, run.warmup_s)
+    rates = tr.rate_pps[tr.t >= run.warmup_s].mean(axis=0)
+    return {"queue_share": on_link["queue_share"], "jain": metrics.jain(rates),
+            "loss": on_link["loss_rate"], "utilization": on_link["utilisation"],
+            "shares": rates / rates.sum()}

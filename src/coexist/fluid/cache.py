@@ -1,48 +1,103 @@
-"""A disk memo for fluid-model results.
+"""The memo of fluid-model results: the committed store first, then a local layer.
 
 The solver is deterministic, so a result is a function of its inputs and of the model's
-code. Several figures ask for the same runs, and the book build and the figure check both
-execute every notebook; the memo computes each run once per build. Keys hash the inputs
-together with the source of the fluid-model package, so any change to the model's code
-misses the memo. The memo lives in the book's build directory (``_build/fluid-cache``), so
-a clean checkout starts empty; ``COEXIST_FLUID_CACHE`` names another directory, or ``off``
-disables it. ``COEXIST_FLUID_LOG`` names a file to which every lookup appends one JSON line
-(kind, inputs, hit or computed, seconds), the census from which a build's runs and their
-cost are counted (``benchmarks/memo_census.py``).
+code. Every kind of result is computed by one registered function of its inputs alone
+(:func:`computes`), so any stored result can be computed again from what is stored with it.
+Keys hash the kind and inputs together with the source of the fluid-model package (and of
+the modules outside it that shape the kind's result), so any change to the model's code
+misses the memo.
+
+A lookup reads, in order:
+
+1. the committed store, ``data/model-runs`` (:mod:`.store`): the runs the book needs, read
+   by every build, verified in CI;
+2. the local layer, ``_build/fluid-cache`` (``COEXIST_FLUID_CACHE`` names another
+   directory, ``off`` disables both layers): what this checkout computed that the store
+   lacks, e.g. a reader's new parameters; each entry one gzip'd JSON file with its inputs
+   and provenance, never pickle;
+3. else the run is computed and kept in the local layer. With ``COEXIST_STORE_STRICT=1``
+   (CI's book build) a run missing from the store is an error naming the page, the run and
+   the command that adds it.
+
+``COEXIST_FLUID_LOG`` names a file to which every lookup appends one JSON line (page, kind,
+key, inputs, where it was found or how long it took): the census from which ``make store``
+learns which pages read which runs (``benchmarks/memo_census.py`` counts a build's cost
+from it). The page is the book page being executed (``COEXIST_PAGE``, set by the book's
+Sphinx extension) or the figure a notebook checks its parameters for.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
+import gzip
 import hashlib
+import importlib
 import json
 import os
-import pickle
-import tempfile
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from .. import paths
 from ..params import invalid
+from . import codec, store
 
 PACKAGE = Path(__file__).resolve().parent
 ROOT = paths.ROOT
 ENV = "COEXIST_FLUID_CACHE"
 LOG_ENV = "COEXIST_FLUID_LOG"
+STRICT_ENV = "COEXIST_STORE_STRICT"
+PAGE_ENV = "COEXIST_PAGE"
+
+#: modules of the package that compute no stored value: the memo and store, their format,
+#: and where runs execute
+NOT_MODEL = ("cache.py", "codec.py", "fanout.py", "refresh.py", "store.py")
+
+#: the modules whose import registers every kind of stored result (:func:`load_kinds`)
+KIND_MODULES = ("coexist.fluid.equilibria", "coexist.fluid.run_length",
+                "coexist.fluid.convergence", "coexist.fluid.authors", "coexist.fluctuation",
+                "coexist.fluid_vs_measured")
 
 
-#: modules of the package that compute no stored value: this memo, and where runs execute
-NOT_MODEL = ("cache.py", "fanout.py")
+@dataclass(frozen=True)
+class Kind:
+    """How one kind of result is computed from its inputs, and what else shapes it."""
+
+    compute: Callable[[dict], Any]
+    shaped_by: tuple[ModuleType, ...] = ()
+
+
+#: every kind of stored result, by name
+KINDS: dict[str, Kind] = {}
+
+
+def computes(kind: str, shaped_by: Sequence[ModuleType] = ()) -> Callable:
+    """Register the decorated function of a run's inputs as the computation of ``kind``:
+    :func:`memo` calls it on a miss and the store's verification calls it again."""
+    def register(fn: Callable[[dict], Any]) -> Callable[[dict], Any]:
+        if kind in KINDS and KINDS[kind].compute is not fn:
+            raise RuntimeError(f"two computations registered for kind {kind!r}")
+        KINDS[kind] = Kind(fn, tuple(shaped_by))
+        return fn
+    return register
+
+
+def load_kinds() -> None:
+    for name in KIND_MODULES:
+        importlib.import_module(name)
 
 
 @functools.lru_cache(maxsize=1)
 def code_hash() -> str:
     """sha256 over the fluid-model package's source files (those that compute values:
-    scheduling the runs elsewhere does not change them, :data:`NOT_MODEL`)."""
+    storing and scheduling the runs does not change them, :data:`NOT_MODEL`)."""
     h = hashlib.sha256()
     for path in sorted(p for p in PACKAGE.glob("*.py") if p.name not in NOT_MODEL):
         h.update(path.name.encode())
@@ -51,11 +106,16 @@ def code_hash() -> str:
 
 
 def directory() -> Path | None:
-    """Where the memo lives, or None when it is off (or there is no book checkout)."""
+    """Where the local layer lives, or None when the memo is off (or there is no book
+    checkout)."""
     value = os.environ.get(ENV, "")
-    if value.lower() == "off":
+    if value.strip().lower() == "off":
+        if value != value.strip():
+            raise invalid(ENV, value, "'off' without surrounding spaces, or a directory")
         return None
     if value:
+        if value != value.strip():
+            raise invalid(ENV, value, "a directory path without surrounding spaces, or 'off'")
         where = Path(value)
         if where.exists() and not where.is_dir():
             raise invalid(ENV, value, "a directory (or a path to create), 'off' to disable "
@@ -81,97 +141,189 @@ def _source_hash(module: ModuleType) -> str:
     return hashlib.sha256(Path(module.__file__).read_bytes()).hexdigest()
 
 
-def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any], *,
-         shaped_by: Sequence[ModuleType] = ()) -> Any:
-    """``compute()``, or its stored result for the same kind, inputs and model code (and
-    the source of the modules in ``shaped_by``, :func:`key`).
+_local = threading.local()
 
-    Results are written atomically (a temporary file renamed into place), so concurrent
-    threads or processes never read half a file; an unreadable entry is computed again.
-    A caller that finds the same result being computed by another thread or process (the
-    book executes pages in parallel, and several figures share runs) waits for it instead
-    of computing it a second time: each key has a lock file held while it is computed.
+
+def _bypassing() -> bool:
+    return getattr(_local, "bypass", 0) > 0
+
+
+@contextlib.contextmanager
+def bypassed() -> Iterator[None]:
+    """Within this block (in this thread), results are computed, never read or stored:
+    what the store's verification needs. Other threads' lookups are unaffected."""
+    _local.bypass = getattr(_local, "bypass", 0) + 1
+    try:
+        yield
+    finally:
+        _local.bypass -= 1
+
+
+def _shaped(kind: str, shaped_by: Sequence[ModuleType] | None) -> tuple[ModuleType, ...]:
+    if shaped_by is not None:
+        return tuple(shaped_by)
+    spec = KINDS.get(kind)
+    return spec.shaped_by if spec is not None else ()
+
+
+def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any] | None = None, *,
+         shaped_by: Sequence[ModuleType] | None = None) -> Any:
+    """The result of ``kind`` for ``inputs``: from the committed store, else the local
+    layer, else computed by ``compute()`` (default: the kind's registered computation) and
+    kept locally.
+
+    Local entries are written atomically (a temporary file renamed into place), so
+    concurrent threads or processes never read half a file; an unreadable local entry is
+    computed again (a committed one is refused: :mod:`.store`). A caller that finds the same
+    result being computed by another thread or process (the book executes pages in
+    parallel, and several figures share runs) waits for it instead of computing it a
+    second time: each key has a lock file held while it is computed.
     """
+    shaped = _shaped(kind, shaped_by)
+    if compute is None:
+        spec = KINDS.get(kind)
+        if spec is None:
+            raise RuntimeError(f"no computation registered for kind {kind!r}")
+        compute = functools.partial(spec.compute, inputs)
+    if _bypassing() or directory() is None:
+        return _timed(kind, inputs, None, compute)
+    k = key(kind, inputs, shaped)
+    found, value = store.lookup(k)
+    if found:
+        _log(kind, inputs, k, "store", None)
+        return value
+    if os.environ.get(STRICT_ENV, "") == "1":
+        page = os.environ.get(PAGE_ENV) or "(no page)"
+        raise store.StoreError(
+            f"page {page} needs a {kind} run the store lacks (key {k[:12]}, inputs "
+            f"{_short(inputs)}): run `{store.REFRESH}` and commit data/model-runs")
     where = directory()
-    if where is None:
-        return _timed(kind, inputs, compute)
-    path = where / kind / f"{key(kind, inputs, shaped_by)}.pkl"
-    found = _load(path)
-    if found is not _MISSING:
-        _log(kind, inputs, None)
-        return found
+    path = where / kind / f"{k}.json.gz"
+    found, value = _load(path)
+    if found:
+        _log(kind, inputs, k, "local", None)
+        return value
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.with_suffix(".lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        found = _load(path)  # computed by whoever held the lock before us
-        if found is not _MISSING:
-            _log(kind, inputs, None)
-            return found
-        value = _timed(kind, inputs, compute)
-        _store(path, value)
+        found, value = _load(path)  # computed by whoever held the lock before us
+        if found:
+            _log(kind, inputs, k, "local", None)
+            return value
+        started = time.perf_counter()
+        value = _timed(kind, inputs, k, compute)
+        _store_local(path, kind, k, inputs, value, time.perf_counter() - started)
     return value
 
 
 def stored(kind: str, inputs: dict[str, Any], *,
-           shaped_by: Sequence[ModuleType] = ()) -> bool:
-    """Whether the memo holds a result of ``kind`` for ``inputs`` (False when it is off):
-    a caller that can compute several results in one run computes only the missing ones."""
-    where = directory()
-    return where is not None and (where / kind / f"{key(kind, inputs, shaped_by)}.pkl").exists()
+           shaped_by: Sequence[ModuleType] | None = None) -> bool:
+    """Whether the store or the local layer holds a result of ``kind`` for ``inputs``
+    (False when the memo is off): a caller that can compute several results in one run
+    computes only the missing ones."""
+    if _bypassing() or directory() is None:
+        return False
+    k = key(kind, inputs, _shaped(kind, shaped_by))
+    return k in store.read_index() or (directory() / kind / f"{k}.json.gz").exists()
 
 
 def put(kind: str, inputs: dict[str, Any], value: Any, *,
-        shaped_by: Sequence[ModuleType] = ()) -> None:
-    """Store ``value`` as the result of ``kind`` for ``inputs``, unless the memo has it or
+        shaped_by: Sequence[ModuleType] | None = None, wall_s: float | None = None,
+        read: bool = False) -> None:
+    """Keep ``value`` as the result of ``kind`` for ``inputs``, unless the memo has it or
     is off: for a run that yields two kinds of result, the one not asked for yet. The
-    value must be what :func:`memo`'s ``compute`` would return for these inputs."""
-    where = directory()
-    if where is None:
+    value must be what the kind's computation returns for these inputs (the store's
+    verification recomputes it so). ``read``: the caller uses ``value`` itself instead of
+    looking it up, so the census counts it as read by the page (the store must hold it)."""
+    if _bypassing() or directory() is None:
         return
-    path = where / kind / f"{key(kind, inputs, shaped_by)}.pkl"
+    k = key(kind, inputs, _shaped(kind, shaped_by))
+    if read:
+        _log(kind, inputs, k, "put", None)
+    if k in store.read_index():
+        return
+    path = directory() / kind / f"{k}.json.gz"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        _store(path, value)
+        _store_local(path, kind, k, inputs, value, wall_s)
 
 
-def _timed(kind: str, inputs: dict[str, Any], compute: Callable[[], Any]) -> Any:
+def local_entries(where: Path | None = None) -> Iterator[dict]:
+    """Every readable entry of the local layer: kind, key, inputs (encoded), value text
+    (canonical) and provenance."""
+    where = directory() if where is None else where
+    if where is None or not where.exists():
+        return
+    for path in sorted(where.glob("*/*.json.gz")):
+        try:
+            yield json.loads(gzip.decompress(path.read_bytes()))
+        except (OSError, EOFError, ValueError):
+            continue
+
+
+def page() -> str | None:
+    return os.environ.get(PAGE_ENV) or None
+
+
+def _short(inputs: dict[str, Any], width: int = 160) -> str:
+    text = json.dumps(inputs, sort_keys=True, default=repr)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _timed(kind: str, inputs: dict[str, Any], k: str | None,
+           compute: Callable[[], Any]) -> Any:
     started = time.perf_counter()
     value = compute()
-    _log(kind, inputs, time.perf_counter() - started)
+    _log(kind, inputs, k, "computed", time.perf_counter() - started)
     return value
 
 
-def _log(kind: str, inputs: dict[str, Any], seconds: float | None) -> None:
+def _log(kind: str, inputs: dict[str, Any], k: str | None, source: str,
+         seconds: float | None) -> None:
     """Append one line to the census file named by :data:`LOG_ENV`, if any: ``seconds``
-    is the compute time, None for a result found in the memo."""
+    is the compute time, None for a result found in the store or the local layer."""
     where = os.environ.get(LOG_ENV, "")
     if not where:
         return
-    line = json.dumps({"kind": kind, "inputs": inputs, "hit": seconds is None,
-                       "seconds": seconds, "pid": os.getpid()}, sort_keys=True, default=repr)
+    line = json.dumps({"kind": kind, "inputs": inputs, "key": k, "page": page(),
+                       "source": source, "hit": seconds is None, "seconds": seconds,
+                       "pid": os.getpid()}, sort_keys=True, default=repr)
     with open(where, "a") as f:  # one short append per line: lines never interleave
         f.write(line + "\n")
 
 
-_MISSING = object()
+@functools.cache
+def _machine() -> dict:
+    import numba
+    import numpy
+    import pandas
+
+    from .. import provenance
+
+    return {"kernel": os.uname().release, "cpu": provenance.cpu_model(),
+            "python": ".".join(map(str, __import__("sys").version_info[:3])),
+            "numpy": numpy.__version__, "pandas": pandas.__version__,
+            "numba": numba.__version__, **provenance.git_commit()}
 
 
-def _load(path: Path) -> Any:
-    if path.exists():
-        try:
-            with path.open("rb") as f:
-                return pickle.load(f)
-        except (OSError, EOFError, pickle.UnpicklingError):
-            pass
-    return _MISSING
+def _store_local(path: Path, kind: str, k: str, inputs: dict, value: Any,
+                 wall_s: float | None) -> None:
+    text = codec.dumps(value)
+    if codec.dumps(codec.loads(text)) != text:  # never keep what would not read back
+        raise codec.CodecError(f"a {kind} result that does not read back bit for bit")
+    entry = {"kind": kind, "key": k, "inputs": codec.encode(inputs), "value": text,
+             "provenance": {**_machine(), "page": page(),
+                            "wall_s": None if wall_s is None else round(wall_s, 3),
+                            "time_utc": datetime.now(UTC).isoformat(timespec="seconds")}}
+    data = gzip.compress(json.dumps(entry).encode("utf-8"), mtime=0)  # inputs keep their order
+    store.atomic_write(path, data)
 
 
-def _store(path: Path, value: Any) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+def _load(path: Path) -> tuple[bool, Any]:
     try:
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        entry = json.loads(gzip.decompress(path.read_bytes()))
+        return True, codec.loads(entry["value"])
+    except FileNotFoundError:
+        return False, None
+    except (OSError, EOFError, ValueError, KeyError, TypeError, codec.CodecError):
+        return False, None  # half-written or damaged: computed again

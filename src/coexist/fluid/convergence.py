@@ -61,18 +61,22 @@ def run_one(setting: Setting, reading: str, step_us: float, duration_s: float,
     """One setting at one step: BBR's share of the rate, queue share, loss, utilisation."""
     cfg = setting.config(reading, step_us * 1e-6, duration_s)
 
-    def compute() -> dict:
-        tr = solve.run(cfg)
-        late = tr.t >= warmup_s
-        rates = tr.rate_pps[late].mean(axis=0)
-        bbr = [f.cca == "bbr1" for f in cfg.flows]
-        on_link = metrics.link(tr, warmup_s)
-        return {"bbr_share": float(rates[bbr].sum() / rates.sum()),
-                "queue_share": on_link["queue_share"], "loss": on_link["loss_rate"],
-                "utilisation": on_link["utilisation"]}
-
-    out = cache.memo("step-study", {"config": repr(cfg), "warmup_s": float(warmup_s)}, compute)
+    out = cache.memo("step-study", {"config": repr(cfg), "warmup_s": float(warmup_s)})
     return {"setting": setting.label, "reading": reading, "step_us": float(step_us), **out}
+
+
+@cache.computes("step-study")
+def _step_run(inputs: dict) -> dict:
+    """The run behind :func:`run_one` (its memo ``inputs``)."""
+    cfg, warmup_s = solve.config_from_repr(inputs["config"]), inputs["warmup_s"]
+    tr = solve.run(cfg)
+    late = tr.t >= warmup_s
+    rates = tr.rate_pps[late].mean(axis=0)
+    bbr = [f.cca == "bbr1" for f in cfg.flows]
+    on_link = metrics.link(tr, warmup_s)
+    return {"bbr_share": float(rates[bbr].sum() / rates.sum()),
+            "queue_share": on_link["queue_share"], "loss": on_link["loss_rate"],
+            "utilisation": on_link["utilisation"]}
 
 
 def study(steps_us: Sequence[float], *, duration_s: float, warmup_s: float,

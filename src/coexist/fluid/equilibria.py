@@ -70,7 +70,7 @@ def simulate_mix(mix: Sequence[int], *, group_size: int, group_rtts_s: Sequence[
               "step_s": float(step_s), "rtprop_expiry": bool(rtprop_expiry),
               "cubic_recovery": bool(cubic_recovery), "reading": _reading(reading)}
     # the table names the algorithms with nash's labels: a relabelling is a new result
-    return cache.memo("mix", inputs, lambda: _simulate_mix(inputs), shaped_by=(nash,)).copy()
+    return cache.memo("mix", inputs).copy()
 
 
 def two_flow_bbr_share(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
@@ -108,7 +108,7 @@ def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
               "warmup_s": float(warmup_s), "step_s": float(step_s),
               "rtprop_expiry": bool(rtprop_expiry), "cubic_recovery": bool(cubic_recovery),
               "reading": _reading(reading)}
-    return dict(cache.memo("two_flow_state", inputs, lambda: _two_flow_state(inputs)))
+    return dict(cache.memo("two_flow_state", inputs))
 
 
 def _pair_inputs(state_inputs: dict) -> dict:
@@ -144,7 +144,13 @@ def cubic_alone_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
               "capacity_bps": float(capacity_bps), "duration_s": float(duration_s),
               "warmup_s": float(warmup_s), "step_s": float(step_s),
               "cubic_recovery": bool(cubic_recovery), "reading": _reading(reading)}
-    return dict(cache.memo("cubic_alone", inputs, lambda: _cubic_alone_state(**inputs)))
+    return dict(cache.memo("cubic_alone", inputs))
+
+
+@cache.computes("cubic_alone")
+def _cubic_alone(inputs: dict) -> dict[str, float]:
+    """The run behind :func:`cubic_alone_state` (its memo ``inputs``)."""
+    return _cubic_alone_state(**inputs)
 
 
 def _cubic_alone_state(*, rtt_s, buffer_bdp, capacity_bps, duration_s, warmup_s,
@@ -196,6 +202,7 @@ def two_flow_shares(capacities_bps: Sequence[float], rtts_s: Sequence[float],
     return pd.concat([table, states], axis=1)
 
 
+@cache.computes("two_flow_state")
 def _two_flow_state(inputs: dict) -> dict[str, float]:
     """The run behind :func:`two_flow_bbr_state` (its memo ``inputs``); its mix's table is
     stored too."""
@@ -203,8 +210,7 @@ def _two_flow_state(inputs: dict) -> dict[str, float]:
     cfg, tr = _one_rtt_run((1,), 2, i["rtt_s"], i["buffer_bdp"], i["capacity_bps"],
                            i["duration_s"], i["warmup_s"], i["step_s"], i["rtprop_expiry"],
                            i["cubic_recovery"], i["reading"])
-    cache.put("mix", _pair_inputs(inputs), _mix_summary(tr, i["warmup_s"], [0, 0]),
-              shaped_by=(nash,))
+    cache.put("mix", _pair_inputs(inputs), _mix_summary(tr, i["warmup_s"], [0, 0]))
     return _pair_state(cfg, tr, i["warmup_s"])
 
 
@@ -258,6 +264,7 @@ def _reading(reading: str) -> str:
     return reading
 
 
+@cache.computes("mix", shaped_by=(nash,))
 def _simulate_mix(inputs: dict) -> pd.DataFrame:
     """The run behind :func:`simulate_mix` (its memo ``inputs``); where it is also the run
     of a :func:`two_flow_bbr_state`, that is stored too."""

@@ -48,20 +48,25 @@ def run_mix(variant: str, rtprop_expiry: bool, rtt_ms: float, buffer_bdp: float,
                                    capacity_bps, variant, end, step_s, rtprop_expiry, False,
                                    reading)
 
-    def compute() -> list[dict]:
-        tr = solve.run(cfg)
-        rows = []
-        for span, (start, stop) in spans.items():
-            g = equilibria.group_goodput(_window(tr, stop), start, [0] * n_flows)
-            rows += [{"span": span, "cca": r.cca, "goodput_bps": float(r.goodput_bps),
-                      "goodput_se_bps": r.goodput_se_bps} for r in g.itertuples()]
-        return rows
-
     inputs = {"config": repr(cfg), "spans": {k: list(v) for k, v in spans.items()},
               "batches": equilibria.BATCHES}
     return [{"variant": variant, "rtprop_expiry": bool(rtprop_expiry), "rtt_ms": float(rtt_ms),
              "buffer_bdp": float(buffer_bdp), "bbr_flows": int(bbr_flows), **r}
-            for r in cache.memo("run-length", inputs, compute)]
+            for r in cache.memo("run-length", inputs)]
+
+
+@cache.computes("run-length")
+def _spans(inputs: dict) -> list[dict]:
+    """The run behind :func:`run_mix` (its memo ``inputs``): per span and algorithm, the
+    per-flow goodput and its standard error."""
+    cfg = solve.config_from_repr(inputs["config"])
+    tr = solve.run(cfg)
+    rows = []
+    for span, (start, stop) in inputs["spans"].items():
+        g = equilibria.group_goodput(_window(tr, stop), start, [0] * len(cfg.flows))
+        rows += [{"span": span, "cca": r.cca, "goodput_bps": float(r.goodput_bps),
+                  "goodput_se_bps": r.goodput_se_bps} for r in g.itertuples()]
+    return rows
 
 
 def study(variants: Sequence[str], expiries: Sequence[bool], rtts_ms: Sequence[float],

@@ -538,6 +538,47 @@ def first_part(tr: Trace, cfg: Config) -> Trace:
                                bbr={k: v[:n] for k, v in tr.bbr.items()})
 
 
+def config_from_repr(text: str) -> Config:
+    """The :class:`Config` whose ``repr`` is ``text``: how a stored run's configuration is
+    read back to compute the run again (:mod:`.store`). Only ``Config(...)``, ``Flow(...)``,
+    NumPy scalar constructors and literals are accepted, nothing is executed, and the result
+    must print as ``text`` again (floats print exactly), so it is the same configuration."""
+    import ast
+
+    calls = {"Config": Config, "Flow": Flow}
+    scalars = {"np.float64": np.float64, "np.int64": np.int64, "np.bool_": np.bool_}
+
+    def value(node: ast.AST):
+        if isinstance(node, ast.Call) and not node.args:
+            name = ast.unparse(node.func)
+            if name in calls:
+                return calls[name](**{k.arg: value(k.value) for k in node.keywords})
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+            name = ast.unparse(node.func)
+            if name in scalars:
+                return scalars[name](value(node.args[0]))
+        if isinstance(node, ast.Tuple):
+            return tuple(value(v) for v in node.elts)
+        if isinstance(node, ast.List):
+            return [value(v) for v in node.elts]
+        if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+            return {value(k): value(v) for k, v in zip(node.keys, node.values, strict=True)}
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.Constant):
+            return node.value
+        raise ValueError(f"not part of a configuration: {ast.unparse(node)[:60]}")
+
+    try:
+        cfg = value(ast.parse(text, mode="eval").body)
+    except (SyntaxError, ValueError, TypeError) as exc:
+        raise ParameterError(f"not a fluid-model configuration ({exc}): {text[:80]}") from None
+    if not isinstance(cfg, Config) or repr(cfg) != text:
+        raise ParameterError(f"not a fluid-model configuration that reads back exactly: "
+                             f"{text[:80]}")
+    return cfg
+
+
 def run(cfg: Config) -> Trace:
     """Integrate ``cfg`` and return the sampled trace."""
     cfg.check()

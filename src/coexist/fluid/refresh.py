@@ -1,0 +1,117 @@
+"""Keeping the committed store whole: which entries are stale under the current code,
+computing them again, and verifying stored results bit for bit (:mod:`.store`, whose
+format this module reads; :mod:`.cache`, whose registered computations it calls)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+
+from . import cache, codec
+from .store import Entry, StoreError, read_index
+
+
+def stale(entries: Iterable[Entry]) -> list[Entry]:
+    """Entries whose key is not the key of their inputs under the current code: the model
+    (or a module shaping the result) changed since they were computed."""
+    cache.load_kinds()
+    out = []
+    for e in entries:
+        spec = cache.KINDS.get(e.kind)
+        current = (cache.key(e.kind, codec.decode(e.inputs), spec.shaped_by)
+                   if spec is not None else None)
+        if current != e.key:
+            out.append(e)
+    return out
+
+
+def recompute(entry: Entry) -> str:
+    """The canonical text of the entry's result computed again from its inputs, with every
+    memo bypassed (nothing read, nothing written)."""
+    cache.load_kinds()
+    spec = cache.KINDS.get(entry.kind)
+    if spec is None:
+        raise StoreError(f"{entry.kind} run {entry.key[:12]}: no computation registered for "
+                         f"kind {entry.kind!r} (known: {', '.join(sorted(cache.KINDS))})")
+    with cache.bypassed():
+        value = spec.compute(codec.decode(entry.inputs))
+    return codec.dumps(value)
+
+
+def verify(entries: Sequence[Entry], *, workers: int | None = None,
+           progress: bool = True, on_result: Callable[[Entry, bool], None] | None = None
+           ) -> list[str]:
+    """Recompute ``entries`` (on this machine's threads, or the Dask cluster named by
+    ``COEXIST_SCHEDULER``) and compare each with its stored object bit for bit: the
+    problems, one line each naming the entry (empty when every one matches)."""
+    from ..progress import tqdm
+    from . import fanout
+
+    def one(e: Entry) -> str:
+        return hashlib.sha256(recompute(e).encode("utf-8")).hexdigest()
+
+    problems = []
+    results = fanout.imap(one, list(entries), workers)
+    for e, digest in tqdm(zip(entries, results, strict=True), total=len(entries),
+                          desc="store check", unit="run", disable=not progress):
+        ok = digest == e.object
+        if on_result is not None:
+            on_result(e, ok)
+        if not ok:
+            problems.append(f"{e.kind} run {e.key[:12]} (pages {', '.join(e.pages) or '-'}): "
+                            f"recomputed result differs from stored object {e.object[:12]}")
+    return problems
+
+
+def recompute_stale(entries: Sequence[Entry], *, workers: int | None = None,
+                    progress: bool = True) -> int:
+    """Compute, under the current code, every stale entry's run that neither the store
+    nor the local layer holds yet, into the local layer (on threads or the Dask cluster;
+    what is already there is never computed again, so an interrupted refresh resumes).
+    Returns how many were computed."""
+    from ..progress import tqdm
+    from . import fanout
+
+    cache.load_kinds()
+    if cache.directory() is None:
+        raise StoreError(f"the local memo is off ({cache.ENV}=off): nowhere to keep the runs")
+    index = read_index()
+    jobs = []
+    for e in entries:
+        spec = cache.KINDS.get(e.kind)
+        if spec is None:
+            raise StoreError(f"{e.kind} run {e.key[:12]}: no computation registered for "
+                             f"kind {e.kind!r}")
+        inputs = codec.decode(e.inputs)
+        k = cache.key(e.kind, inputs, spec.shaped_by)
+        if k not in index and not (cache.directory() / e.kind / f"{k}.json.gz").exists():
+            jobs.append((e, k))
+
+    def one(job: tuple[Entry, str]) -> tuple[str, float]:
+        import time
+
+        e, _ = job
+        started = time.perf_counter()
+        text = recompute(e)
+        return text, time.perf_counter() - started
+
+    results = fanout.imap(one, jobs, workers)
+    for (e, _k), (text, wall_s) in tqdm(zip(jobs, results, strict=True), total=len(jobs),
+                                       desc="store refresh", unit="run", disable=not progress):
+        cache.put(e.kind, codec.decode(e.inputs), codec.loads(text), wall_s=wall_s)
+    return len(jobs)
+
+
+def census_from_index(entries: Iterable[Entry]) -> dict[str, dict]:
+    """The census the index itself records, keyed under the current code: what a refresh
+    without a book build commits (the same pages read the same runs)."""
+    cache.load_kinds()
+    out: dict[str, dict] = {}
+    for e in entries:
+        spec = cache.KINDS.get(e.kind)
+        if spec is None:
+            continue
+        k = cache.key(e.kind, codec.decode(e.inputs), spec.shaped_by)
+        run = out.setdefault(k, {"kind": e.kind, "pages": set()})
+        run["pages"].update(e.pages)
+    return out
