@@ -125,3 +125,34 @@ def test_measured_spreads_come_from_the_shared_layer():
     found = [e.id for e in ledger.FIGURES
              for src, _ in _code_cells(paths.ROOT / "notebooks" / e.notebook) if own.search(src)]
     assert found == []
+
+
+def test_a_name_no_cell_may_assign_before_the_check_is_refused():
+    """What papermill injects after the parameters cell is in the kernel's input history."""
+    from coexist.params import ParameterError
+
+    e = ledger.entry("M-F6")
+    params = "\n".join(f"{p.name} = {p.default!r}" for p in e.spec.params)
+    history = ["", params, "# Parameters\nn_flow = 20\n",
+               'P = ledger.check("M-F6", globals())\ntable = 1']
+    ns = {**e.spec.defaults(), "n_flow": 20, "In": history}
+    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) 'n_flow'"):
+        ledger.check("M-F6", ns)
+    # the cells after the check, re-run interactively, and imports do not count
+    ok = {**e.spec.defaults(), "In": ["", params, "import math\nfrom math import pi",
+                                      history[3], "x = 1", history[3]]}
+    assert ledger.check("M-F6", ok) == e.spec.defaults()
+    assert ledger.assigned_before_check(["%time x = 1", "a, (b, c) = 1, (2, 3)\nd += 1",
+                                         "ledger.check(1)", "late = 1"]) == {"a", "b", "c", "d"}
+
+
+@pytest.mark.slow
+def test_plain_papermill_with_a_misspelled_parameter_stops_in_one_line(tmp_path):
+    import papermill as pm
+
+    e = ledger.entry("M-F6")
+    with pytest.raises(pm.PapermillExecutionError) as err:
+        pm.execute_notebook(str(e.path), str(tmp_path / "out.ipynb"), parameters={"n_flow": 20},
+                            cwd=str(e.path.parent), kernel_name="python3", progress_bar=False)
+    assert err.value.ename == "ParameterError"
+    assert "unknown parameter(s) 'n_flow'" in err.value.evalue

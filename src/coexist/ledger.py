@@ -7,7 +7,8 @@ algebra of one model. Both start with a ``parameters`` cell that :func:`check` v
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ast
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -451,8 +452,41 @@ def entry(entry_id: str) -> Entry:
 
 
 def check(entry_id: str, namespace: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate a notebook's parameters as they stand after papermill's injection."""
-    return entry(entry_id).spec.from_namespace(namespace)
+    """Validate a notebook's parameters as they stand after papermill's injection.
+
+    Papermill only warns about a name the parameters cell does not define and runs the
+    notebook on its defaults; here every name assigned by a cell executed before this
+    check (the parameters cell, papermill's injected cell: the kernel's input history
+    ``In``) must be one of the spec's, so ``papermill -p n_flow 20`` stops with the same
+    one-line error as ``coexist figures``."""
+    spec = entry(entry_id).spec
+    stray = sorted(assigned_before_check(namespace.get("In") or []) - set(spec.names))
+    if stray:
+        raise spec.unknown(stray)
+    return spec.from_namespace(namespace)
+
+
+def assigned_before_check(history: Sequence[str]) -> set[str]:
+    """The names bound by plain assignments in the cells of ``history`` (a kernel's ``In``)
+    executed before the first cell that calls ``ledger.check``. Imports and definitions do
+    not count; a cell that is not Python (a magic) is skipped."""
+    names: set[str] = set()
+    for source in history:
+        if not isinstance(source, str):
+            continue
+        if "ledger.check(" in source:
+            break
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            targets = (node.targets if isinstance(node, ast.Assign) else
+                       [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+                       else [])
+            for t in targets:
+                names |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
 
 
 __all__ = ["Entry", "ENTRIES", "FIGURES", "check", "entry"]
