@@ -142,7 +142,8 @@ def test_a_name_no_cell_may_assign_before_the_check_is_refused():
     ok = {**e.spec.defaults(), "In": ["", params, "import math\nfrom math import pi",
                                       history[3], "x = 1", history[3]]}
     assert ledger.check("M-F6", ok) == e.spec.defaults()
-    assert ledger.assigned_before_check(["%time x = 1", "a, (b, c) = 1, (2, 3)\nd += 1",
+    assert ledger.assigned_before_check(["%time x = 1", "a, (b, *c) = 1, (2, 3)\nd += 1",
+                                         "plt.rc['x'] = 1\nobj.attr = 2\nm[k] = 3",
                                          "ledger.check(1)", "late = 1"]) == {"a", "b", "c", "d"}
 
 

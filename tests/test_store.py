@@ -63,9 +63,13 @@ def test_tables_and_arrays_read_back_with_their_dtypes(rows, dtype):
                        "mixed": pd.Series([r[1] if r[2] else str(r[1]) for r in rows],
                                           dtype=object)})
     df["text"] = pd.Series([r[3] or "" for r in rows], dtype="str")
+    df["maybe"] = pd.Series([r[3] for r in rows], dtype=object)  # None stays None
+    df["typed"] = np.arange(len(rows)).astype(dtype)
+    df.index = pd.RangeIndex(3, 3 + 2 * len(rows), 2)
     back = codec.loads(codec.dumps(df))
     pd.testing.assert_frame_equal(back, df, check_exact=True)
     assert list(back.dtypes) == list(df.dtypes)
+    assert [v is None for v in back["maybe"]] == [r[3] is None for r in rows]
     a = np.arange(12).reshape(3, 4).astype(dtype)
     b = codec.loads(codec.dumps({"a": a}))["a"]
     assert b.dtype == a.dtype and b.shape == a.shape and b.tobytes() == a.tobytes()
@@ -81,7 +85,14 @@ def test_dicts_keep_their_order_and_an_other_order_is_another_value():
     assert list(pd.DataFrame([back])) == list(pd.DataFrame([v]))
 
 
-@pytest.mark.parametrize("bad", [{1, 2}, object(), {1: "int key"},
+def _named_columns() -> pd.DataFrame:
+    df = pd.DataFrame({"a": [1]})
+    df.columns.name = "metric"
+    return df
+
+
+@pytest.mark.parametrize("bad", [{1, 2}, object(), {1: "int key"}, np.str_("text"),
+                                 __import__("collections").OrderedDict(a=1), _named_columns(),
                                  pd.DataFrame({"c": pd.Categorical(["a"])}),
                                  pd.DataFrame({"a": [1]}, index=["x"]),
                                  np.array(["text"])])
@@ -179,7 +190,7 @@ def test_an_edited_result_is_named_by_the_check_that_recomputes_it(layers):
     assert cli.returncode == 1 and e.key[:12] in cli.stderr, cli.stderr
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "remove"])
+@pytest.mark.parametrize("damage", ["flip", "flip-compressed", "truncate", "remove"])
 def test_a_damaged_object_is_refused_in_one_line_naming_it(layers, damage):
     index = committed(layers)
     e = next(iter(index.values()))
@@ -189,6 +200,10 @@ def test_a_damaged_object_is_refused_in_one_line_naming_it(layers, damage):
         text = bytearray(gzip.decompress(raw))
         text[-3] = ord("7") if text[-3] != ord("7") else ord("8")
         path.write_bytes(gzip.compress(bytes(text), mtime=0))
+    elif damage == "flip-compressed":  # inside the deflate stream: zlib's error, not gzip's
+        raw = bytearray(raw)
+        raw[len(raw) // 2] ^= 0xFF
+        path.write_bytes(bytes(raw))
     elif damage == "truncate":
         path.write_bytes(raw[: len(raw) // 2])
     else:

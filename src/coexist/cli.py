@@ -192,8 +192,10 @@ def _store(args: argparse.Namespace) -> int:
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text("")
         os.environ[cache.LOG_ENV] = str(log)
-        status = book.build(paths.ROOT, jobs=args.jobs, bundled_only=True, fresh=True,
-                            scheduler=args.scheduler)
+        # the book runs here: a cluster's workers would compute its new runs out of the
+        # census's sight (the stale ones above went to the cluster and are kept locally)
+        os.environ.pop("COEXIST_SCHEDULER", None)
+        status = book.build(paths.ROOT, jobs=args.jobs, bundled_only=True, fresh=True)
         if status:
             print("coexist store: the book build failed; the store is unchanged (the runs "
                   "it computed are kept locally, so the next refresh resumes)",

@@ -484,9 +484,22 @@ def assigned_before_check(history: Sequence[str]) -> set[str]:
             targets = (node.targets if isinstance(node, ast.Assign) else
                        [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign))
                        else [])
-            for t in targets:
-                names |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+            names |= set(_bound(targets))
     return names
+
+
+def _bound(targets: Sequence[ast.expr]) -> list[str]:
+    """The names an assignment binds: plain names, also inside tuples, lists and starred
+    targets; not the object of an attribute or item assignment (``x.a = 1`` binds no name)."""
+    out: list[str] = []
+    for t in targets:
+        if isinstance(t, ast.Name):
+            out.append(t.id)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            out += _bound(t.elts)
+        elif isinstance(t, ast.Starred):
+            out += _bound([t.value])
+    return out
 
 
 __all__ = ["Entry", "ENTRIES", "FIGURES", "check", "entry"]

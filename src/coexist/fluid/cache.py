@@ -38,6 +38,7 @@ import json
 import os
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -257,7 +258,7 @@ def local_entries(where: Path | None = None) -> Iterator[dict]:
     for path in sorted(where.glob("*/*.json.gz")):
         try:
             yield json.loads(gzip.decompress(path.read_bytes()))
-        except (OSError, EOFError, ValueError):
+        except (OSError, EOFError, ValueError, zlib.error):
             continue
 
 
@@ -325,5 +326,5 @@ def _load(path: Path) -> tuple[bool, Any]:
         return True, codec.loads(entry["value"])
     except FileNotFoundError:
         return False, None
-    except (OSError, EOFError, ValueError, KeyError, TypeError, codec.CodecError):
+    except (OSError, EOFError, ValueError, KeyError, TypeError, zlib.error, codec.CodecError):
         return False, None  # half-written or damaged: computed again

@@ -34,19 +34,19 @@ class CodecError(TypeError):
 
 def encode(value: Any) -> Any:
     """``value`` as plain JSON data (see the module docstring)."""
-    if value is None or isinstance(value, (bool, str)):
+    # exact types: a subclass (np.str_, an OrderedDict) would come back as its base class
+    kind = type(value)
+    if value is None or kind in (bool, str, int):
         return value
     if isinstance(value, np.generic):
         return _scalar(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
+    if kind is float:
         return value if math.isfinite(value) else {_FLOAT: struct.pack(">d", value).hex()}
-    if isinstance(value, tuple):
+    if kind is tuple:
         return {_TUPLE: [encode(v) for v in value]}
-    if isinstance(value, list):
+    if kind is list:
         return [encode(v) for v in value]
-    if isinstance(value, dict):
+    if kind is dict:
         if not all(isinstance(k, str) for k in value):
             raise CodecError(f"a dict with keys other than text ({sorted(map(repr, value))[:3]})")
         out = {k: encode(v) for k, v in value.items()}
@@ -136,6 +136,8 @@ def _frame(df: pd.DataFrame) -> dict:
     names = list(df.columns)
     if not all(isinstance(c, str) for c in names) or len(set(names)) != len(names):
         raise CodecError(f"a table whose columns are not distinct text names ({names[:4]})")
+    if df.columns.name is not None or df.attrs:
+        raise CodecError("a table with a named column index or attrs")
     idx = df.index
     if not (isinstance(idx, pd.RangeIndex) and idx.name is None):
         raise CodecError(f"a table with an index other than a plain range ({type(idx).__name__})")
@@ -144,21 +146,17 @@ def _frame(df: pd.DataFrame) -> dict:
 
 
 def _unframe(body: dict) -> pd.DataFrame:
+    index = pd.RangeIndex(*body["index"])
     cols = {}
     for name, col in zip(body["columns"], body["data"], strict=True):
         if col["dtype"] == "string":
             dtype = pd.StringDtype(storage=col["storage"],
                                    na_value=pd.NA if col["na"] == "NA" else np.nan)
-            cols[name] = pd.array(col["values"], dtype=dtype)
+            cols[name] = pd.Series(pd.array(col["values"], dtype=dtype), index=index)
         elif col["dtype"] == "object":
             vals = np.empty(len(col["values"]), dtype=object)
             vals[:] = [decode(v) for v in col["values"]]
-            cols[name] = vals
+            cols[name] = pd.Series(vals, dtype=object, index=index)  # None stays None
         else:
-            cols[name] = _unarray(col["values"][_ARRAY])
-    start, stop, step = body["index"]
-    df = pd.DataFrame(cols, index=pd.RangeIndex(start, stop, step), columns=body["columns"])
-    for name, col in zip(body["columns"], body["data"], strict=True):
-        if col["dtype"] == "object" and df[name].dtype != object:
-            df[name] = df[name].astype(object)
-    return df
+            cols[name] = pd.Series(_unarray(col["values"][_ARRAY]), index=index)
+    return pd.DataFrame(cols, index=index, columns=body["columns"])

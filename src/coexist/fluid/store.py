@@ -35,6 +35,7 @@ import math
 import os
 import random
 import tempfile
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,8 @@ INDEX = "index.jsonl"
 OBJECTS = "objects"
 #: the command that adds what the book needs and the store lacks
 REFRESH = "make store"
+#: what to do about a committed object that cannot be read
+RESTORE = "restore it from the repository (git checkout -- data/model-runs)"
 
 
 class StoreError(RuntimeError):
@@ -97,22 +100,29 @@ def read_index(where: Path | None = None) -> dict[str, Entry]:
         stat = path.stat()
     except FileNotFoundError:
         return {}
-    return dict(_read_index(str(path), stat.st_mtime_ns, stat.st_size))
+    # a file replaced within one timestamp tick keeps mtime and size, not its inode
+    return dict(_read_index(str(path), stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns,
+                            stat.st_size))
 
 
 @functools.lru_cache(maxsize=4)
-def _read_index(path: str, _mtime: int, _size: int) -> tuple[tuple[str, Entry], ...]:
+def _read_index(path: str, *_identity: int) -> tuple[tuple[str, Entry], ...]:
     out = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            try:
-                d = json.loads(line)
-                e = Entry(d["key"], d["kind"], d["inputs"], d["object"], tuple(d["pages"]),
-                          d["provenance"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise StoreError(f"{path}:{n}: not an index entry "
-                                 f"({type(exc).__name__}: {exc})") from None
-            out.append((e.key, e))
+    try:
+        lines = Path(path).read_bytes().decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
+    for n, line in enumerate(lines, 1):
+        try:
+            d = json.loads(line)
+            e = Entry(d["key"], d["kind"], d["inputs"], d["object"], tuple(d["pages"]),
+                      d["provenance"])
+            if not (isinstance(e.key, str) and isinstance(e.object, str)):
+                raise TypeError("key and object must be text")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StoreError(f"{path}:{n}: not an index entry "
+                             f"({type(exc).__name__}: {exc})") from None
+        out.append((e.key, e))
     return tuple(out)
 
 
@@ -124,18 +134,17 @@ def read_object(where: Path, digest: str, what: str = "") -> Any:
     try:
         text = gzip.decompress(path.read_bytes())
     except FileNotFoundError:
-        raise StoreError(f"{label}: missing from the store; restore it from the repository "
-                         f"or run `{REFRESH}`") from None
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise StoreError(f"{label}: unreadable ({type(exc).__name__}: {exc}); restore it "
-                         f"from the repository or run `{REFRESH}`") from None
+        raise StoreError(f"{label}: missing from the store; {RESTORE}") from None
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise StoreError(f"{label}: unreadable ({type(exc).__name__}: {exc}); "
+                         f"{RESTORE}") from None
     if hashlib.sha256(text).hexdigest() != digest:
         raise StoreError(f"{label}: its content's sha256 is not its name (edited or "
-                         f"corrupted); restore it from the repository or run `{REFRESH}`")
+                         f"corrupted); {RESTORE}")
     try:
         return codec.loads(text.decode("utf-8"))
-    except (ValueError, codec.CodecError) as exc:
-        raise StoreError(f"{label}: not a stored result ({exc})") from None
+    except (ValueError, KeyError, TypeError, codec.CodecError) as exc:
+        raise StoreError(f"{label}: not a stored result ({type(exc).__name__}: {exc})") from None
 
 
 def lookup(key: str) -> tuple[bool, Any]:
@@ -152,7 +161,11 @@ def write_object(where: Path, text: str) -> str:
     raw = text.encode("utf-8")
     digest = hashlib.sha256(raw).hexdigest()
     path = object_path(where, digest)
-    if not path.exists():
+    try:
+        intact = hashlib.sha256(gzip.decompress(path.read_bytes())).hexdigest() == digest
+    except (OSError, EOFError, zlib.error):
+        intact = False
+    if not intact:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, gzip.compress(raw, compresslevel=9, mtime=0))
     return digest
@@ -163,6 +176,7 @@ def write_index(where: Path, entries: Iterable[Entry]) -> Path:
     path = where / INDEX
     where.mkdir(parents=True, exist_ok=True)
     atomic_write(path, "".join(line + "\n" for _, _, line in lines).encode("utf-8"))
+    _read_index.cache_clear()
     return path
 
 
@@ -242,6 +256,9 @@ def read_census(path: Path) -> dict[str, dict]:
     """From a memo census (:data:`.cache.LOG_ENV`), per key the run's kind and the pages
     that read it. Lookups outside a book page (no page named) are left out."""
     runs: dict[str, dict] = {}
+    if not Path(path).is_file():
+        raise StoreError(f"{path}: no census there (a book build with COEXIST_FLUID_LOG "
+                         f"naming that file writes one)")
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             try:
