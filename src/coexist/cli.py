@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -125,9 +126,7 @@ def _store(args: argparse.Namespace) -> int:
     entries = list(store.read_index(where).values())
     if args.what == "status":
         stale = refresh.stale(entries)
-        kinds: dict[str, int] = {}
-        for e in entries:
-            kinds[e.kind] = kinds.get(e.kind, 0) + 1
+        kinds = Counter(e.kind for e in entries)
         pages = sorted({p for e in entries for p in e.pages})
         print(f"{where}: {len(entries)} runs, {store.size_bytes(where) / 1e6:.1f} MB, "
               f"read by {len(pages)} pages; {len(stale)} stale under the current code")
@@ -161,7 +160,7 @@ def _store(args: argparse.Namespace) -> int:
         if args.all:
             chosen = sorted(entries, key=lambda e: (e.kind, e.key))
         else:
-            seed = args.seed or _commit_seed(paths.ROOT)
+            seed = args.seed or _commit_seed()
             chosen = store.sample(entries, seed, args.share)
             print(f"store: checking {len(chosen)} of {len(entries)} runs (seed {seed}, at "
                   f"least {args.share:.0%} and one per page)", flush=True)
@@ -213,7 +212,7 @@ def _store(args: argparse.Namespace) -> int:
     return 0
 
 
-def _commit_seed(root: Path) -> str:
+def _commit_seed() -> str:
     """The seed of CI's sample: the commit being tested (so each commit checks another
     sample), or 'uncommitted' outside a git checkout."""
     from .provenance import git_commit

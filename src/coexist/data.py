@@ -24,6 +24,7 @@ import json
 import math
 import os
 import secrets
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -504,9 +505,7 @@ def _model_run_resources(data_dir: Path) -> list[dict]:
     provs = [e["provenance"] for e in entries]
     files = ([index] + [p for p in [root / "README.md"] if p.exists()]
              + sorted((root / "objects").glob("*/*.json.gz")))
-    kinds: dict[str, int] = {}
-    for e in entries:
-        kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+    kinds = Counter(e["kind"] for e in entries)
     return [{"name": "model-runs", "format": "json", "compression": "gz",
              "description": "the fluid model's runs the book reads: index.jsonl (one line per "
                             "run: key, kind, inputs, result object, pages, provenance) and "

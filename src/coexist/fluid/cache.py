@@ -36,6 +36,7 @@ import hashlib
 import importlib
 import json
 import os
+import platform
 import threading
 import time
 import zlib
@@ -187,17 +188,17 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any] | None = 
             raise RuntimeError(f"no computation registered for kind {kind!r}")
         compute = functools.partial(spec.compute, inputs)
     if _bypassing() or directory() is None:
-        return _timed(kind, inputs, None, compute)
+        return _timed(kind, inputs, None, compute)[0]
     k = key(kind, inputs, shaped)
     found, value = store.lookup(k)
     if found:
         _log(kind, inputs, k, "store", None)
         return value
     if os.environ.get(STRICT_ENV, "") == "1":
-        page = os.environ.get(PAGE_ENV) or "(no page)"
         raise store.StoreError(
-            f"page {page} needs a {kind} run the store lacks (key {k[:12]}, inputs "
-            f"{_short(inputs)}): run `{store.REFRESH}` and commit data/model-runs")
+            f"page {page() or '(no page)'} needs a {kind} run the store lacks (key "
+            f"{k[:12]}, inputs {_short(inputs)}): run `{store.REFRESH}` and commit "
+            f"data/model-runs")
     where = directory()
     path = where / kind / f"{k}.json.gz"
     found, value = _load(path)
@@ -211,9 +212,8 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any] | None = 
         if found:
             _log(kind, inputs, k, "local", None)
             return value
-        started = time.perf_counter()
-        value = _timed(kind, inputs, k, compute)
-        _store_local(path, kind, k, inputs, value, time.perf_counter() - started)
+        value, wall_s = _timed(kind, inputs, k, compute)
+        _store_local(path, kind, k, inputs, value, wall_s)
     return value
 
 
@@ -272,11 +272,13 @@ def _short(inputs: dict[str, Any], width: int = 160) -> str:
 
 
 def _timed(kind: str, inputs: dict[str, Any], k: str | None,
-           compute: Callable[[], Any]) -> Any:
+           compute: Callable[[], Any]) -> tuple[Any, float]:
+    """``compute()`` and its wall seconds, logged to the census."""
     started = time.perf_counter()
     value = compute()
-    _log(kind, inputs, k, "computed", time.perf_counter() - started)
-    return value
+    seconds = time.perf_counter() - started
+    _log(kind, inputs, k, "computed", seconds)
+    return value, seconds
 
 
 def _log(kind: str, inputs: dict[str, Any], k: str | None, source: str,
@@ -301,8 +303,8 @@ def _machine() -> dict:
 
     from .. import provenance
 
-    return {"kernel": os.uname().release, "cpu": provenance.cpu_model(),
-            "python": ".".join(map(str, __import__("sys").version_info[:3])),
+    return {"kernel": platform.release(), "cpu": provenance.cpu_model(),
+            "python": platform.python_version(),
             "numpy": numpy.__version__, "pandas": pandas.__version__,
             "numba": numba.__version__, **provenance.git_commit()}
 

@@ -5,24 +5,26 @@ format this module reads; :mod:`.cache`, whose registered computations it calls)
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Iterable, Sequence
 
 from . import cache, codec
-from .store import Entry, StoreError, read_index
+from .store import Entry, StoreError
+
+
+def current_key(entry: Entry) -> str | None:
+    """The key of the entry's inputs under the current code (None for a kind no module
+    registers any more)."""
+    cache.load_kinds()
+    spec = cache.KINDS.get(entry.kind)
+    return (None if spec is None
+            else cache.key(entry.kind, codec.decode(entry.inputs), spec.shaped_by))
 
 
 def stale(entries: Iterable[Entry]) -> list[Entry]:
     """Entries whose key is not the key of their inputs under the current code: the model
     (or a module shaping the result) changed since they were computed."""
-    cache.load_kinds()
-    out = []
-    for e in entries:
-        spec = cache.KINDS.get(e.kind)
-        current = (cache.key(e.kind, codec.decode(e.inputs), spec.shaped_by)
-                   if spec is not None else None)
-        if current != e.key:
-            out.append(e)
-    return out
+    return [e for e in entries if current_key(e) != e.key]
 
 
 def recompute(entry: Entry) -> str:
@@ -39,8 +41,7 @@ def recompute(entry: Entry) -> str:
 
 
 def verify(entries: Sequence[Entry], *, workers: int | None = None,
-           progress: bool = True, on_result: Callable[[Entry, bool], None] | None = None
-           ) -> list[str]:
+           progress: bool = True) -> list[str]:
     """Recompute ``entries`` (on this machine's threads, or the Dask cluster named by
     ``COEXIST_SCHEDULER``) and compare each with its stored object bit for bit: the
     problems, one line each naming the entry (empty when every one matches)."""
@@ -54,10 +55,7 @@ def verify(entries: Sequence[Entry], *, workers: int | None = None,
     results = fanout.imap(one, list(entries), workers)
     for e, digest in tqdm(zip(entries, results, strict=True), total=len(entries),
                           desc="store check", unit="run", disable=not progress):
-        ok = digest == e.object
-        if on_result is not None:
-            on_result(e, ok)
-        if not ok:
+        if digest != e.object:
             problems.append(f"{e.kind} run {e.key[:12]} (pages {', '.join(e.pages) or '-'}): "
                             f"recomputed result differs from stored object {e.object[:12]}")
     return problems
@@ -72,32 +70,24 @@ def recompute_stale(entries: Sequence[Entry], *, workers: int | None = None,
     from ..progress import tqdm
     from . import fanout
 
-    cache.load_kinds()
     if cache.directory() is None:
         raise StoreError(f"the local memo is off ({cache.ENV}=off): nowhere to keep the runs")
-    index = read_index()
     jobs = []
     for e in entries:
-        spec = cache.KINDS.get(e.kind)
-        if spec is None:
+        if current_key(e) is None:
             raise StoreError(f"{e.kind} run {e.key[:12]}: no computation registered for "
                              f"kind {e.kind!r}")
-        inputs = codec.decode(e.inputs)
-        k = cache.key(e.kind, inputs, spec.shaped_by)
-        if k not in index and not (cache.directory() / e.kind / f"{k}.json.gz").exists():
-            jobs.append((e, k))
+        if not cache.stored(e.kind, codec.decode(e.inputs)):  # in the store or kept locally
+            jobs.append(e)
 
-    def one(job: tuple[Entry, str]) -> tuple[str, float]:
-        import time
-
-        e, _ = job
+    def one(e: Entry) -> tuple[str, float]:
         started = time.perf_counter()
         text = recompute(e)
         return text, time.perf_counter() - started
 
     results = fanout.imap(one, jobs, workers)
-    for (e, _k), (text, wall_s) in tqdm(zip(jobs, results, strict=True), total=len(jobs),
-                                       desc="store refresh", unit="run", disable=not progress):
+    for e, (text, wall_s) in tqdm(zip(jobs, results, strict=True), total=len(jobs),
+                                  desc="store refresh", unit="run", disable=not progress):
         cache.put(e.kind, codec.decode(e.inputs), codec.loads(text), wall_s=wall_s)
     return len(jobs)
 
@@ -105,13 +95,9 @@ def recompute_stale(entries: Sequence[Entry], *, workers: int | None = None,
 def census_from_index(entries: Iterable[Entry]) -> dict[str, dict]:
     """The census the index itself records, keyed under the current code: what a refresh
     without a book build commits (the same pages read the same runs)."""
-    cache.load_kinds()
     out: dict[str, dict] = {}
     for e in entries:
-        spec = cache.KINDS.get(e.kind)
-        if spec is None:
-            continue
-        k = cache.key(e.kind, codec.decode(e.inputs), spec.shaped_by)
-        run = out.setdefault(k, {"kind": e.kind, "pages": set()})
-        run["pages"].update(e.pages)
+        k = current_key(e)
+        if k is not None:
+            out.setdefault(k, {"kind": e.kind, "pages": set()})["pages"].update(e.pages)
     return out
