@@ -171,7 +171,7 @@ def _move(page, selector: str, value: str) -> None:
 def test_whatif_sliders_drive_the_chart_offline(tmp_path):
     """The interactive chapter, as a reader sees it with no network: the chart embeds from
     the book's own Vega bundle, moving a slider redraws it, nothing is fetched remotely."""
-    from .cdp import Page
+    from coexist.browser import Page
 
     page_file = HTML / "notebooks" / "fig_whatif.html"
     _need(page_file.exists(), "book not built: run `make book` first")
@@ -220,8 +220,7 @@ def test_every_figure_is_shown_at_its_own_size_in_a_laptop_window(tmp_path):
     every figure (which figures.save keeps that narrow) is shown unscaled and its smallest
     label keeps its figures.MIN_FONT pixels."""
     from coexist import figures
-
-    from .cdp import Page
+    from coexist.browser import Page
 
     figure_pages = sorted((HTML / "notebooks").glob("fig_*.html"))
     _need(bool(figure_pages), "book not built: run `make book` first")
@@ -244,3 +243,63 @@ def test_every_figure_is_shown_at_its_own_size_in_a_laptop_window(tmp_path):
         page.close()
     assert narrow == [], f"text column narrower than figures.COLUMN: {narrow}"
     assert shrunk == [], f"figures shown smaller than drawn (shown, drawn px): {shrunk}"
+
+
+def test_every_page_reads_as_a_paper(tmp_path):
+    """What a reader sees without clicking: on a figure page at most a small share of the
+    visible text is code (the code is collapsed, one click away), on no page more than a
+    few lines of raw printed output, no preformatted line or table wider than the column,
+    and no link to a file the book does not have (coexist.reader_view.LIMITS)."""
+    from coexist import reader_view
+
+    _need(HTML.joinpath("index.html").exists(), "book not built: run `make book` first")
+    _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
+    table = reader_view.measure(HTML, CHROMIUM)
+    assert len(table) == len(pages())
+    assert reader_view.failures(table) == []
+
+
+def test_the_reader_view_sees_what_a_reader_sees(tmp_path):
+    """The measurement itself: on a page made for it, visible code counts and collapsed code
+    does not, a stdout block counts its lines, a line wider than its box and a link to a
+    missing file are found."""
+    from coexist import reader_view
+
+    _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
+    site = tmp_path / "site"
+    (site / "chapters").mkdir(parents=True)
+    long_line = "x = " + "1 + " * 200
+    (site / "chapters" / "probe.html").write_text(
+        '<html><body><article class="bd-article" style="width:600px">'
+        "<p>" + "Prose a reader reads. " * 20 + "</p>"
+        '<div class="cell_input"><pre>visible_code = 1</pre></div>'
+        '<details><summary>Show code</summary><div class="cell_input">'
+        "<pre>hidden_code_that_must_not_count = 2</pre></div></details>"
+        '<div class="cell_output"><div class="output stream"><pre>one\ntwo\nthree\nfour'
+        "</pre></div></div>"
+        f'<div class="cell_input"><pre style="overflow:auto">{long_line}</pre></div>'
+        '<a href="missing.html">gone</a><a href="probe.html">here</a>'
+        '<a href="https://example.org/">away</a></article></body></html>')
+    (site / "index.html").write_text("<html></html>")
+    row = reader_view.measure_file(site / "chapters" / "probe.html", CHROMIUM)
+    assert row["code_chars"] == len("visible_code=1") + len(long_line.replace(" ", ""))
+    assert row["raw_output_lines"] == 4
+    assert row["overflowing_lines"] == 1
+    assert row["broken_links"] == ["missing.html"]
+
+
+def test_the_references_page_links_every_work_by_its_doi_or_url():
+    from .test_references import NO_LINK, entries
+
+    page = HTML / "chapters" / "references.html"
+    _need(page.exists(), "book not built: run `make book` first")
+    text = html.unescape(page.read_text())
+    for key, body in entries().items():
+        if key in NO_LINK:
+            continue
+        link = re.search(r"^\s*doi\s*=\s*\{([^}]+)\}", body, re.M)
+        target = (f"https://doi.org/{link.group(1)}" if link else
+                  re.search(r"^\s*url\s*=\s*\{([^}]+)\}", body, re.M).group(1))
+        assert f'href="{target}"' in text, f"{key}: no link to {target}"
+    cited = (HTML / "notebooks" / "fig_m_f1.html").read_text()
+    assert "references.html#id" in cited or 'href="../chapters/references.html' in cited

@@ -6,6 +6,7 @@ import re
 
 import altair as alt
 import pandas as pd
+import pytest
 
 from coexist import figures
 
@@ -161,3 +162,16 @@ def test_panels_beyond_two_are_stacked_in_rows_within_the_text_column():
                            "three abreast")
     with pytest.raises(ValueError, match="0 panels"):
         figures.panels_in_rows([])
+
+
+def test_a_page_table_has_no_index_rounds_its_numbers_and_refuses_a_long_one():
+    frame = pd.DataFrame({"model": ["a", "b"], "error": [0.12345, float("nan")]})
+    assert figures.table(frame, "probe_table", digits=2) is frame
+    with pytest.raises(figures.FigureError, match=r"16 rows; valid: at most 15"):
+        figures.table(pd.DataFrame({"x": range(16)}), "probe_long")
+
+
+def test_figure_keys_drop_punctuation():
+    assert figures.page_key("M-F1") == "mf1"
+    assert figures.page_key("S-F4-5-11-12") == "sf451112"
+    assert figures.page_key("F-Exp2") == "fexp2"

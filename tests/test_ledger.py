@@ -96,9 +96,9 @@ def _assigns(source: str, name: str) -> bool:
                for n in ast.walk(ast.parse(source)))
 
 
-def test_every_figure_notebook_shows_how_its_table_is_computed_and_hides_the_drawing():
-    """A reader sees one cell computing the table CI checks; the chart is drawn from it in a
-    hidden cell after it, which does not change the table."""
+def test_every_figure_notebook_computes_its_table_before_drawing_it():
+    """One cell computes the table CI checks; the chart is drawn from it in a cell after
+    it, which does not change the table."""
     from coexist import ledger, paths
 
     for e in ledger.FIGURES:
@@ -108,10 +108,23 @@ def test_every_figure_notebook_shows_how_its_table_is_computed_and_hides_the_dra
         assert len(computes) == 1, f"{e.id}: table assigned in cells {computes}"
         assert len(saves) == 1, f"{e.id}: figures.save in cells {saves}"
         (t,), (s,) = computes, saves
-        assert "hide-input" not in cells[t][1], f"{e.id}: the table's cell is hidden"
-        assert "hide-input" in cells[s][1], f"{e.id}: the drawing cell shows its code"
         assert t < s, f"{e.id}: drawn before the table is computed"
         assert "figures.save(chart, table," in cells[s][0], f"{e.id}: saves another table"
+
+
+def test_every_figure_page_keeps_its_code_one_click_away_and_prints_nothing_on_it():
+    """A figure page reads as a figure in a paper: every code cell is collapsed
+    (``hide-input``), and a cell that prints keeps that output off the page
+    (``remove-output``): what a reader is to see is a figure, a table or a claim."""
+    from coexist import ledger, paths
+
+    for e in ledger.FIGURES:
+        for src, tags in _code_cells(paths.ROOT / "notebooks" / e.notebook):
+            assert {"hide-input", "remove-input", "remove-cell"} & set(tags), \
+                f"{e.id}: a code cell shows its code: {src[:60]!r}"
+            if re.search(r"\bprint\(", src):
+                assert "remove-output" in tags, f"{e.id}: a cell prints on the page: " \
+                                                f"{src[:60]!r}"
 
 
 def test_measured_spreads_come_from_the_shared_layer():

@@ -30,7 +30,7 @@ ALLOWED = (
      "the in-run sleepers' threshold, the lateness gate's share (a setting)"),
     ("chapters/fabric.md", "0.5 to 50 BDP", "the FABRIC reproduction's buffer range"),
     ("README.md", "Python 3.11", "a version"),
-    ("chapters/intro.md", "around 40 % (Mishra et al., IMC 2022)", "quoted from the paper"),
+    ("chapters/intro.md", "around 40 % {cite:p}`mishra2022bbr`", "quoted from the paper"),
 )
 
 CHECKED = sorted(p for p in [ROOT / "README.md", *(ROOT / "chapters").glob("*.md")]

@@ -150,3 +150,29 @@ def figures() -> pd.DataFrame:
                      "claims": len(claims.read(claims_file)) if claims_file.exists() else 0,
                      "campaigns": ", ".join(used) or "none (models only)"})
     return pd.DataFrame(rows)
+
+
+def figure_rows_for_reader() -> pd.DataFrame:
+    """:func:`figures` as the index page shows it: the figure id linking to its page, what
+    it shows, and the data it reads (HTML cells; the files it compares are named on the
+    figure's own page, under the figure)."""
+    import html
+
+    t = figures()
+    link = [f'<a href="{Path(nb).stem}.html">{html.escape(fid)}</a>'
+            for fid, nb in zip(t["figure"], t["notebook"], strict=True)]
+    return pd.DataFrame({"Figure": link, "What it shows": t["title"].map(html.escape),
+                         "Data it reads": t["campaigns"].map(html.escape)})
+
+
+def equations_for_reader(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`equations` as the index page shows it: one row per paper and equation, the
+    definitions that implement it and how many tests call them."""
+    rows = []
+    for (paper, eq), g in table.groupby(["paper", "equation"], sort=True):
+        names = sorted(set(g["definition"]))
+        tests = {t for ts in g["tests"] for t in ts.split("; ") if t}
+        rows.append({"Paper": paper, "Eq.": int(eq),
+                     "Implemented by": ", ".join(n.removeprefix("coexist.") for n in names),
+                     "Tests": len(tests)})
+    return pd.DataFrame(rows)

@@ -117,6 +117,27 @@ def _book(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pages(args: argparse.Namespace) -> int:
+    """``coexist pages``: what each page of the built book shows a reader (visible code,
+    raw output, lines wider than the column, broken links), against the book's limits."""
+    from . import reader_view
+
+    html_dir = Path(args.html)
+    if not (html_dir / "index.html").exists():
+        raise invalid("html", args.html, "a built book's HTML directory (run `make book`)")
+    table = reader_view.measure(html_dir, only=args.only or None)
+    if args.json:
+        print(table.to_json(orient="records", indent=1))
+    else:
+        shown = table.drop(columns=["overflow_examples", "broken_links"]).assign(
+            broken_links=table.broken_links.map(len), code_share=table.code_share.round(3))
+        print(shown.to_string(index=False))
+    bad = reader_view.failures(table)
+    for line in bad:
+        print(line, file=sys.stderr)
+    return 1 if bad else 0
+
+
 def _store(args: argparse.Namespace) -> int:
     """``coexist store status|check|refresh|verify``: the committed fluid-model runs."""
     from . import paths
@@ -588,6 +609,15 @@ def build_parser() -> argparse.ArgumentParser:
     bk.add_argument("--scheduler", metavar="ADDRESS",
                     help="Dask scheduler address: the pages' fluid-model runs go to its cluster")
     bk.set_defaults(func=_book)
+
+    pg = sub.add_parser("pages", help="what each built page shows a reader: visible code, "
+                                      "raw output, lines wider than the column, broken links")
+    pg.add_argument("--html", default=str(Path("_build") / "html"),
+                    help="the built book's HTML directory (default: _build/html)")
+    pg.add_argument("--only", action="append", metavar="PAGE",
+                    help="one page, e.g. notebooks/fig_m_f1 (repeatable)")
+    pg.add_argument("--json", action="store_true", help="the table as JSON records")
+    pg.set_defaults(func=_pages)
 
     model = sub.add_parser("model", help="closed-form model what-ifs")
     msub = model.add_subparsers(dest="what", required=True, parser_class=_Parser)

@@ -39,6 +39,23 @@ def error_by_range(measured: pd.DataFrame, predicted: dict[str, np.ndarray],
     return pd.DataFrame(rows)
 
 
+def error_table(accuracy: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """:func:`error_by_range` as a reader's table: one row per model, one column per buffer
+    range holding the mean absolute error with the mean signed error in brackets (empty
+    where the range has no point in the model's domain); the ranges' headers count their
+    measured points."""
+    out = {}
+    for rng, g in accuracy.groupby("buffer_range_bdp", sort=False):
+        n = int((g["points"] + g["not_in_domain"]).max())
+        cells = [f"{a:.{digits}f} ({m:+.{digits}f})" if np.isfinite(a) else ""
+                 for a, m in zip(g["mean_abs_error"], g["mean_error"], strict=True)]
+        header = f"{rng} BDP ({n} point{'s' if n != 1 else ''})"
+        out[header] = pd.Series(cells, index=g["model"].to_numpy())
+    table = pd.DataFrame(out)
+    table.index.name = "model"
+    return table.reset_index()
+
+
 def model_at(model: pd.DataFrame, points: pd.DataFrame, on: list[str],
              value: str) -> np.ndarray:
     """A model's ``value`` at each row of ``points`` (the settings are matched exactly on

@@ -331,12 +331,94 @@ def provenance(figure_id: str) -> str:
             f"{checked}{data}.")
 
 
+def page_key(figure_id: str) -> str:
+    """The prefix of the names a figure's page glues: its id in lower case without its
+    punctuation (M-F1: ``mf1``, S-F4-5-11-12: ``sf451112``)."""
+    import re
+
+    return re.sub(r"[^a-z0-9]", "", figure_id.lower())
+
+
+def glue(name: str, value, display: bool = False) -> None:
+    """Glue ``value`` under ``name`` for the page's text (MyST-NB), when MyST-NB is there:
+    a notebook run outside the book's environment still runs."""
+    try:
+        from myst_nb import glue as nb_glue
+    except ImportError:
+        return
+    nb_glue(name, value, display=display)
+
+
 def show(chart, figure_id: str) -> None:
-    """Show a figure (a chart, or HTML) and its provenance line under it."""
+    """Show a figure (a chart, or HTML) and its provenance line under it.
+
+    Both are glued too, as ``<key>_figure`` and ``<key>_provenance`` (key:
+    :func:`page_key`): a page laid out as a paper places them at its top, the figure with
+    ``{glue:figure}`` and its caption, and tags this cell ``remove-output`` so the figure
+    is not shown twice. Run in Jupyter, the cell shows both where it runs.
+    """
     from IPython.display import SVG, Markdown, display
 
-    display(SVG(render(chart)[1]) if isinstance(chart, alt.TopLevelMixin) else chart)
-    display(Markdown(provenance(figure_id)))
+    shown = SVG(render(chart)[1]) if isinstance(chart, alt.TopLevelMixin) else chart
+    line = Markdown(provenance(figure_id))
+    display(shown)
+    display(line)
+    key = page_key(figure_id)
+    glue(f"{key}_figure", shown)
+    glue(f"{key}_provenance", line)
+
+
+def listing(obj) -> None:
+    """Show the source of a function or class on the page as highlighted code (a derivation
+    sets the code beside the equation it implements); long lines wrap in the column."""
+    import inspect
+
+    from IPython.display import Markdown, display
+
+    display(Markdown(f"```python\n{inspect.getsource(obj).rstrip()}\n```"))
+
+
+def result(*parts) -> None:
+    """Show a short result on the page as a sentence, not as printed output: the parts
+    joined by spaces, as ``print`` joins them."""
+    import html
+
+    from IPython.display import HTML, display
+
+    display(HTML(f"<p>{html.escape(' '.join(str(p) for p in parts))}</p>"))
+
+
+def show_table(frame: pd.DataFrame, digits: int = 3, index: bool = False) -> None:
+    """Show a small table on the page as HTML, numbers to ``digits`` decimals."""
+    from IPython.display import HTML, display
+
+    if len(frame) > TABLE_ROWS:
+        raise FigureError(f"table has {len(frame)} rows; valid: at most {TABLE_ROWS} on a "
+                          "page (offer the rest as a download)")
+    display(HTML(frame.to_html(index=index, border=0, float_format=f"{{:.{digits}f}}".format,
+                               classes="table coexist-table")))
+
+
+#: the rows a table on a page may have; a longer one is offered as a download instead
+TABLE_ROWS = 15
+
+
+def table(frame: pd.DataFrame, name: str, digits: int = 3) -> pd.DataFrame:
+    """Glue a compact table under ``name`` for the page (``{glue} name`` in its text):
+    no index, numbers to ``digits`` decimals, at most :data:`TABLE_ROWS` rows (a longer
+    table belongs in a download, such as the figure's own table). Returns ``frame``."""
+    if len(frame) > TABLE_ROWS:
+        raise FigureError(f"table {name} has {len(frame)} rows; valid: at most {TABLE_ROWS} "
+                          "on a page (offer the rest as a download)")
+    from IPython.display import HTML
+
+    shown = frame.copy()
+    for col in shown.columns:
+        if pd.api.types.is_float_dtype(shown[col]):
+            shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else f"{v:.{digits}f}")
+    glue(name, HTML(shown.to_html(index=False, border=0, na_rep="",
+                                  classes="table coexist-table")))
+    return frame
 
 
 #: where the book serves Vega, Vega-Lite and vega-embed (written by coexist.sphinxext)

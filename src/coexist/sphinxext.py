@@ -69,6 +69,25 @@ def _write_vega(app: Sphinx, exception: Exception | None) -> None:
                    encoding="utf-8")
 
 
+#: the book's own style: tables in the type size of a paper's tables, so a comparison of a
+#: few models fits the text column; a figure's caption in the text's colour
+CSS = """\
+.bd-article table.table { font-size: 0.85rem; }
+.bd-article table.table th { white-space: normal; }
+.bd-article figure figcaption p { color: inherit; }
+.bd-article .cell_output div.highlight pre { white-space: pre-wrap; }
+"""
+CSS_FILE = "coexist.css"
+
+
+def _write_css(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    dst = Path(app.outdir) / "_static" / CSS_FILE
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text(CSS, encoding="utf-8")
+
+
 #: extensions Jupyter Book loads that declare nothing about parallel reading, which makes
 #: Sphinx read (and so execute) every page in one process. sphinx_multitoc_numbering (loaded
 #: by sphinx_external_toc whatever the config says) only replaces the toctree collector's
@@ -130,4 +149,6 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", _forget_glue_read_before)
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_vega)
+    app.connect("build-finished", _write_css)
+    app.add_css_file(CSS_FILE)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

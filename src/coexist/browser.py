@@ -1,5 +1,6 @@
-"""A minimal Chrome DevTools Protocol client (headless Chromium, tornado's websocket), so a
-test can move a slider on a built page the way a reader does and read the chart back."""
+"""A minimal Chrome DevTools Protocol client (headless Chromium, tornado's websocket): a
+built page opened the way a reader opens it, so the book's checks can move a slider and
+read the chart back, or measure what a page shows (:mod:`coexist.reader_view`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tornado.websocket import websocket_connect
 class Page:
     """One headless Chromium showing one page; ``evaluate`` runs JavaScript in it."""
 
-    def __init__(self, chromium: str, url: str, profile: Path, timeout: float = 30.0):
+    def __init__(self, chromium: str, url: str, profile: Path, timeout: float = 30.0) -> None:
         self.timeout = timeout
         self.proc = subprocess.Popen(
             [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
