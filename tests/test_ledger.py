@@ -170,3 +170,19 @@ def test_plain_papermill_with_a_misspelled_parameter_stops_in_one_line(tmp_path)
                             cwd=str(e.path.parent), kernel_name="python3", progress_bar=False)
     assert err.value.ename == "ParameterError"
     assert "unknown parameter(s) 'n_flow'" in err.value.evalue
+
+
+def test_visible_code_fits_the_column():
+    """Code a page shows without a click (a derivation's, the index's) keeps its lines
+    short enough for the text column; collapsed code may use the project's line length."""
+    from coexist import paths
+    from coexist.reader_view import CODE_COLUMN_CHARS
+
+    wide = []
+    for path in sorted((paths.ROOT / "notebooks").glob("*.ipynb")):
+        for src, tags in _code_cells(path):
+            if {"hide-input", "remove-input", "remove-cell"} & set(tags):
+                continue
+            wide += [f"{path.name}: {line[:60]!r}" for line in src.splitlines()
+                     if len(line) > CODE_COLUMN_CHARS]
+    assert wide == []

@@ -115,3 +115,35 @@ def test_every_quoted_claim_is_committed():
     assert missing == []
     assert claims.QUOTE.findall("{glue:text}`../notebooks/fig_m_f1.ipynb::mf1_x:s`") == [
         ("../notebooks/fig_m_f1.ipynb", "mf1_x")]
+
+
+def _code_block_lines(text: str) -> list[str]:
+    """The lines of a page's fenced code blocks (not of directives such as ``{glue}``)."""
+    lines, fence = [], None
+    for line in text.splitlines():
+        m = re.match(r"^(```+|~~~+)(.*)$", line)
+        if fence is None and m:
+            fence = m.group(1) if not m.group(2).startswith("{") else "directive:" + m.group(1)
+        elif fence is not None and line.strip() == fence.removeprefix("directive:"):
+            fence = None
+        elif fence is not None and not fence.startswith("directive:"):
+            lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "chapters").glob("*.md")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_code_blocks_fit_the_column(path):
+    """A command or listing in a chapter fits the text column, as the built book's
+    reader-view test requires of every page (wrap a long command with a backslash)."""
+    from coexist.reader_view import CODE_COLUMN_CHARS
+
+    wide = [line for line in _code_block_lines(path.read_text(encoding="utf-8"))
+            if len(line) > CODE_COLUMN_CHARS]
+    assert wide == []
+
+
+def test_the_code_block_scan_finds_a_wide_line_and_skips_directives():
+    text = ("```bash\n" + "x" * 80 + "\n```\n\n```{glue:figure} k\n" + "y" * 90 +
+            "\n```\n")
+    assert _code_block_lines(text) == ["x" * 80]

@@ -25,6 +25,10 @@ from .paths import ROOT
 
 #: the window the pages are measured in, pixels (a laptop's; the figures are sized for it)
 WINDOW_WIDTH_PX, WINDOW_HEIGHT_PX = 1280, 900
+#: characters of code that fit a code block in that window: 640 px of room in the theme's
+#: 14-px monospace at 8.43 px a character (measured in the built book); visible code and
+#: the chapters' code blocks keep their lines this short
+CODE_COLUMN_CHARS = 75
 
 
 @dataclass(frozen=True)
