@@ -70,11 +70,11 @@ def _write_vega(app: Sphinx, exception: Exception | None) -> None:
 
 
 #: the book's own style: tables in the type size of a paper's tables, so a comparison of a
-#: few models fits the text column; a figure's caption in the text's colour
+#: few models fits the text column; a figure's caption in the text's colour and weight
 CSS = """\
 .bd-article table.table { font-size: 0.85rem; }
 .bd-article table.table th { white-space: normal; }
-.bd-article figure figcaption p { color: inherit; }
+.bd-article figure figcaption { color: var(--pst-color-text-base); font-weight: 400; }
 .bd-article .cell_output div.highlight pre { white-space: pre-wrap; }
 """
 CSS_FILE = "coexist.css"
