@@ -8,7 +8,7 @@ PYTHON ?= python3
 STAMP := $(VENV)/.installed-stamp
 BIN := $(VENV)/bin
 
-.PHONY: book check test bench lint figures clean system-deps store verify-store
+.PHONY: book check test bench lint figures clean system-deps store verify-store pdf
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,12 @@ store: $(STAMP)
 
 verify-store: $(STAMP)
 	$(BIN)/coexist store verify --all
+
+# The book as one PDF (_build/pdf/book.pdf, and book.pdf inside the site): every built page
+# printed by headless Chromium as the site shows it (vector figures, typeset math, code
+# collapsed), joined in reading order with a bookmark per page; builds the book first.
+pdf: book
+	$(BIN)/coexist pdf
 
 figures: $(STAMP)
 	$(BIN)/coexist figures --check

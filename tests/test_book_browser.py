@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -247,8 +248,8 @@ def test_every_figure_is_shown_at_its_own_size_in_a_laptop_window(tmp_path):
 
 def test_every_page_reads_as_a_paper(tmp_path):
     """What a reader sees without clicking: on a figure page at most a small share of the
-    visible text is code (the code is collapsed, one click away), on no page more than a
-    few lines of raw printed output, no preformatted line or table wider than the column,
+    visible text is code (the code is collapsed, one click away), on no page any raw
+    printed output, no preformatted line or table wider than the column,
     and no link to a file the book does not have (coexist.reader_view.LIMITS)."""
     from coexist import reader_view
 
@@ -303,3 +304,39 @@ def test_the_references_page_links_every_work_by_its_doi_or_url():
         assert f'href="{target}"' in text, f"{key}: no link to {target}"
     cited = (HTML / "notebooks" / "fig_m_f1.html").read_text()
     assert "references.html#id" in cited or 'href="../chapters/references.html' in cited
+
+
+def test_the_pdf_holds_every_page_figure_and_formula(tmp_path):
+    """`coexist pdf` prints every page of the built book into one PDF: a bookmark per page
+    in reading order, every formula typeset by MathJax before printing, every figure page's
+    figure in it (each figure's title, drawn as SVG text, is text in the PDF)."""
+    from pypdf import PdfReader
+
+    from coexist import ledger, pdf
+
+    _need(HTML.joinpath("index.html").exists(), "book not built: run `make book` first")
+    _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
+    out = tmp_path / "book.pdf"
+    manifest = pdf.build(HTML, out, CHROMIUM, progress=False, into_site=False)
+    assert [p["page"] for p in manifest["pages"]] == [
+        str(p.relative_to(HTML).with_suffix("")) for p in pages()]
+    reader = PdfReader(out)
+    assert len(reader.pages) == manifest["pdf_pages"] > len(pages())
+    marks = [reader.get_destination_page_number(m) + 1 for m in reader.outline]
+    assert marks == [p["first_pdf_page"] for p in manifest["pages"]]
+    with_math = [p for p in manifest["pages"] if p["math"]]
+    assert len(with_math) >= 10
+    assert all(p["typeset"] == p["math"] and p["errors"] == 0 for p in with_math), with_math
+    for e in ledger.FIGURES:
+        entry = next(p for p in manifest["pages"] if p["page"] == f"notebooks/{e.path.stem}")
+        if e.id != "WhatIf":  # drawn by Vega in the page; its static SVG is inline
+            assert entry["figures"] >= 1, e.id
+        first = entry["first_pdf_page"] - 1
+        text = " ".join(unicodedata.normalize("NFKC", reader.pages[i].extract_text() or "")
+                        for i in range(first, first + entry["pdf_pages"]))
+        text = re.sub(r"\s+", " ", text)
+        # the figure's own words (title, axes, legend), drawn as SVG text, are text here
+        drawn = {re.sub(r"\s+", " ", html.unescape(t)).strip() for t in re.findall(
+            r"<text[^>]*>([^<]{12,})</text>", (ledger.EXPECTED / f"{e.id}.svg").read_text())}
+        found = [t for t in drawn if t in text]
+        assert len(found) >= min(3, len(drawn)), f"{e.id}: its figure is not in the PDF"

@@ -6,7 +6,6 @@ import re
 
 import altair as alt
 import pandas as pd
-import pytest
 
 from coexist import figures
 
@@ -164,11 +163,14 @@ def test_panels_beyond_two_are_stacked_in_rows_within_the_text_column():
         figures.panels_in_rows([])
 
 
-def test_a_page_table_has_no_index_rounds_its_numbers_and_refuses_a_long_one():
+def test_a_page_table_rounds_its_numbers_and_points_a_long_one_to_the_download():
     frame = pd.DataFrame({"model": ["a", "b"], "error": [0.12345, float("nan")]})
-    assert figures.table(frame, "probe_table", digits=2) is frame
-    with pytest.raises(figures.FigureError, match=r"16 rows; valid: at most 15"):
-        figures.table(pd.DataFrame({"x": range(16)}), "probe_long")
+    assert figures.table(frame, "probe_table", digits=2) is None  # shown where pasted
+    html = figures._page_html(frame, 2, index=False)
+    assert "0.12" in html and "0.123" not in html and "<th>model</th>" in html
+    long = figures._page_html(pd.DataFrame({"x": range(18)}), 2, index=False)
+    assert long.count("<tr>") == figures.TABLE_ROWS  # body rows; the header row is styled
+    assert "… and 3 more rows" in long
 
 
 def test_figure_keys_drop_punctuation():

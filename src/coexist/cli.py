@@ -138,6 +138,25 @@ def _pages(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _pdf(args: argparse.Namespace) -> int:
+    """``coexist pdf``: the built book printed as one PDF (see :mod:`coexist.pdf`)."""
+    from . import pdf
+
+    out = Path(args.out)
+    try:
+        manifest = pdf.build(Path(args.html), out, progress=not args.quiet)
+    except FileNotFoundError as e:
+        print(f"coexist pdf: {e}", file=sys.stderr)
+        return 1
+    untypeset = [p["page"] for p in manifest["pages"] if p["typeset"] < p["math"] or p["errors"]]
+    print(f"pdf: {out} ({manifest['pdf_pages']} pages from {len(manifest['pages'])} pages of "
+          f"the book)")
+    if untypeset:
+        print(f"coexist pdf: math not typeset on {', '.join(untypeset)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _store(args: argparse.Namespace) -> int:
     """``coexist store status|check|refresh|verify``: the committed fluid-model runs."""
     from . import paths
@@ -618,6 +637,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help="one page, e.g. notebooks/fig_m_f1 (repeatable)")
     pg.add_argument("--json", action="store_true", help="the table as JSON records")
     pg.set_defaults(func=_pages)
+
+    pd_ = sub.add_parser("pdf", help="print the built book as one PDF (headless Chromium)")
+    pd_.add_argument("--html", default=str(Path("_build") / "html"),
+                     help="the built book's HTML directory (default: _build/html)")
+    pd_.add_argument("--out", default=str(Path("_build") / "pdf" / "book.pdf"),
+                     help="the PDF to write (default: _build/pdf/book.pdf; a copy goes into "
+                          "the site as book.pdf)")
+    pd_.add_argument("--quiet", action="store_true", help="no progress bar")
+    pd_.set_defaults(func=_pdf)
 
     model = sub.add_parser("model", help="closed-form model what-ifs")
     msub = model.add_subparsers(dest="what", required=True, parser_class=_Parser)

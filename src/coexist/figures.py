@@ -389,36 +389,44 @@ def result(*parts) -> None:
 
 
 def show_table(frame: pd.DataFrame, digits: int = 3, index: bool = False) -> None:
-    """Show a small table on the page as HTML, numbers to ``digits`` decimals."""
+    """Show a small table on the page as HTML, numbers to ``digits`` decimals (at most
+    :data:`TABLE_ROWS` rows: see :func:`_page_html`)."""
     from IPython.display import HTML, display
 
-    if len(frame) > TABLE_ROWS:
-        raise FigureError(f"table has {len(frame)} rows; valid: at most {TABLE_ROWS} on a "
-                          "page (offer the rest as a download)")
-    display(HTML(frame.to_html(index=index, border=0, float_format=f"{{:.{digits}f}}".format,
-                               classes="table coexist-table")))
+    display(HTML(_page_html(frame, digits, index)))
+
+
+def _page_html(frame: pd.DataFrame, digits: int, index: bool) -> str:
+    """A table as the page shows it: numbers to ``digits`` decimals, at most
+    :data:`TABLE_ROWS` rows; a longer table (a re-run with longer parameter lists) shows its
+    first rows and says how many more the figure's own table holds."""
+    shown = frame.copy()
+    if index:
+        shown = shown.reset_index()
+    for col in shown.columns:
+        if pd.api.types.is_float_dtype(shown[col]):
+            shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else f"{v:.{digits}f}")
+    more = len(shown) - TABLE_ROWS
+    html = shown.head(TABLE_ROWS).to_html(index=False, border=0, na_rep="",
+                                          classes="table coexist-table")
+    if more > 0:
+        html += (f"<p>… and {more} more row{'s' if more > 1 else ''}: every value is in the "
+                 "figure's table (its provenance line, under the figure).</p>")
+    return html
 
 
 #: the rows a table on a page may have; a longer one is offered as a download instead
 TABLE_ROWS = 15
 
 
-def table(frame: pd.DataFrame, name: str, digits: int = 3) -> pd.DataFrame:
-    """Glue a compact table under ``name`` for the page (``{glue} name`` in its text):
-    no index, numbers to ``digits`` decimals, at most :data:`TABLE_ROWS` rows (a longer
-    table belongs in a download, such as the figure's own table). Returns ``frame``."""
-    if len(frame) > TABLE_ROWS:
-        raise FigureError(f"table {name} has {len(frame)} rows; valid: at most {TABLE_ROWS} "
-                          "on a page (offer the rest as a download)")
+def table(frame: pd.DataFrame, name: str, digits: int = 3) -> None:
+    """Glue a compact table under ``name`` for the page (``{glue} name`` in its text): no
+    index, numbers to ``digits`` decimals, at most :data:`TABLE_ROWS` rows (a longer one
+    shows its first rows and points to the figure's own table). Nothing is shown where the
+    cell runs: the page shows the table where its text pastes it."""
     from IPython.display import HTML
 
-    shown = frame.copy()
-    for col in shown.columns:
-        if pd.api.types.is_float_dtype(shown[col]):
-            shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else f"{v:.{digits}f}")
-    glue(name, HTML(shown.to_html(index=False, border=0, na_rep="",
-                                  classes="table coexist-table")))
-    return frame
+    glue(name, HTML(_page_html(frame, digits, index=False)))
 
 
 #: where the book serves Vega, Vega-Lite and vega-embed (written by coexist.sphinxext)

@@ -34,12 +34,12 @@ CODE_COLUMN_CHARS = 75
 @dataclass(frozen=True)
 class Limits:
     """What a page may show: figure pages at most ``figure_code_share`` of their visible
-    text as code (derivation pages keep their code: it is the derivation), every page at
-    most ``raw_output_lines`` lines of raw output, no line wider than its box, no table
-    wider than the column and no link to a missing file."""
+    text as code (derivation pages keep their code: it is the derivation), no page any raw
+    printed output, no line wider than its box, no table wider than the column and no link
+    to a missing file."""
 
     figure_code_share: float = 0.05
-    raw_output_lines: int = 3
+    raw_output_lines: int = 0
     overflowing_lines: int = 0
     overflowing_tables: int = 0
     broken_links: int = 0
