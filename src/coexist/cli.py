@@ -145,7 +145,7 @@ def _pdf(args: argparse.Namespace) -> int:
     out = Path(args.out)
     try:
         manifest = pdf.build(Path(args.html), out, progress=not args.quiet)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, RuntimeError) as e:  # the book not built, or no Chromium
         print(f"coexist pdf: {e}", file=sys.stderr)
         return 1
     untypeset = [p["page"] for p in manifest["pages"] if p["typeset"] < p["math"] or p["errors"]]

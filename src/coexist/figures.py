@@ -410,8 +410,8 @@ def _page_html(frame: pd.DataFrame, digits: int, index: bool) -> str:
     html = shown.head(TABLE_ROWS).to_html(index=False, border=0, na_rep="",
                                           classes="table coexist-table")
     if more > 0:
-        html += (f"<p>… and {more} more row{'s' if more > 1 else ''}: every value is in the "
-                 "figure's table (its provenance line, under the figure).</p>")
+        html += (f"<p>… and {more} more row{'s' if more > 1 else ''}: the figure's table (its "
+                 "provenance line, under the figure) holds the values they come from.</p>")
     return html
 
 

@@ -65,7 +65,8 @@ _MEASURE = r"""
     const text = pre.innerText;
     if (inOutput(pre)) {
       const box = pre.closest('.output');
-      if (box && (box.classList.contains('stream') || box.classList.contains('text_plain')))
+      if (box && ['stream', 'stderr', 'text_plain', 'traceback'].some(
+          c => box.classList.contains(c)))
         raw += text.split('\n').filter(l => l.trim() !== '').length;
     } else {
       code += chars(text);
