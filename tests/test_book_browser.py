@@ -232,9 +232,7 @@ def test_every_figure_is_shown_at_its_own_size_in_a_laptop_window(tmp_path):
         page.call("Emulation.setDeviceMetricsOverride", width=1280, height=900,
                   deviceScaleFactor=1, mobile=False)
         for html_page in figure_pages:
-            page.call("Page.navigate", url=html_page.as_uri())
-            page.wait_for("document.readyState === 'complete' && Array.from("
-                          "document.querySelectorAll('img')).every(i => i.complete)")
+            page.show(html_page)
             shown = page.evaluate(
                 "Array.from(document.querySelectorAll('article img[src$=\".svg\"]')).map("
                 "i => [i.clientWidth, i.naturalWidth, i.parentElement.clientWidth])")

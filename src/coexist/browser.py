@@ -78,6 +78,12 @@ class Page:
             raise RuntimeError(f"{expression!r}: {r['exceptionDetails']}")
         return r["result"].get("value")
 
+    def show(self, page: Path) -> None:
+        """Open ``page`` and wait until it and its images have loaded."""
+        self.call("Page.navigate", url=page.as_uri())
+        self.wait_for("document.readyState === 'complete' && Array.from("
+                      "document.querySelectorAll('img')).every(i => i.complete)")
+
     def wait_for(self, expression: str, timeout: float | None = None):
         deadline = time.monotonic() + (timeout or self.timeout)
         while True:

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 from .params import invalid
-from .reader_view import pages
+from .reader_view import find_chromium, pages, require_built
 
 #: A4 in inches, with 18-mm margins: the column of the site (740 px at 96 px per inch)
 #: fits the text width at a scale of about 0.8
@@ -87,13 +87,8 @@ def build(html_dir: Path, out: Path, chromium: str | None = None,
     html_dir = html_dir.resolve()
     if not (html_dir / "index.html").exists():
         raise invalid("html", str(html_dir), "a built book's HTML directory (run `make book`)")
-    todo = pages(html_dir)
-    missing = [str(p) for _, p in todo if not p.exists()]
-    if missing:
-        raise FileNotFoundError(f"not built: {missing[0]} (run `make book` first)")
-    chromium = chromium or shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        raise RuntimeError("chromium not installed: apt-get install chromium")
+    todo = require_built(pages(html_dir))
+    chromium = find_chromium(chromium)
     out.parent.mkdir(parents=True, exist_ok=True)
     writer = PdfWriter()
     entries = []
@@ -101,9 +96,7 @@ def build(html_dir: Path, out: Path, chromium: str | None = None,
         browser = Page(chromium, todo[0][1].as_uri(), Path(profile), timeout=180)
         try:
             for name, path in tqdm(todo, desc="pdf: pages", unit="page", disable=not progress):
-                browser.call("Page.navigate", url=path.as_uri())
-                browser.wait_for("document.readyState === 'complete' && Array.from("
-                                 "document.querySelectorAll('img')).every(i => i.complete)")
+                browser.show(path)
                 held = browser.evaluate(_READY % json.dumps(PRINT_CSS))
                 printed = browser.call(
                     "Page.printToPDF", printBackground=True, scale=SCALE,

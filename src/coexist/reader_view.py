@@ -100,6 +100,14 @@ def pages(html_dir: Path) -> list[tuple[str, Path]]:
             for name in re.findall(r"(?:root|file): (\S+)", toc)]
 
 
+def require_built(todo: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    """``todo`` itself, once every page of it is built (else one line naming the first)."""
+    missing = [str(p) for _, p in todo if not p.exists()]
+    if missing:
+        raise FileNotFoundError(f"not built: {missing[0]} (run `make book` first)")
+    return todo
+
+
 def broken_links(page: Path, hrefs: list[str]) -> list[str]:
     """The links of ``page`` to a file of the built book that is not there (external links,
     anchors within the page and ``mailto:`` are not checked: the book is built offline)."""
@@ -113,7 +121,8 @@ def broken_links(page: Path, hrefs: list[str]) -> list[str]:
     return broken
 
 
-def _chromium(chromium: str | None) -> str:
+def find_chromium(chromium: str | None = None) -> str:
+    """``chromium`` if given, else the Chromium on the PATH (one line if there is none)."""
     found = chromium or shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
         raise RuntimeError("chromium not installed: apt-get install chromium")
@@ -131,9 +140,7 @@ def _measured(files: list[tuple[str, Path]], chromium: str) -> list[dict]:
             browser.call("Emulation.setDeviceMetricsOverride", width=WINDOW_WIDTH_PX,
                          height=WINDOW_HEIGHT_PX, deviceScaleFactor=1, mobile=False)
             for name, path in files:
-                browser.call("Page.navigate", url=path.as_uri())
-                browser.wait_for("document.readyState === 'complete' && Array.from("
-                                 "document.querySelectorAll('img')).every(i => i.complete)")
+                browser.show(path)
                 m = browser.evaluate(_MEASURE)
                 stem = Path(name).name
                 kind = ("figure" if stem.startswith("fig_") else
@@ -152,7 +159,7 @@ def _measured(files: list[tuple[str, Path]], chromium: str) -> list[dict]:
 
 def measure_file(path: Path, chromium: str | None = None) -> dict:
     """The measurements of one HTML file (see :func:`measure`)."""
-    return _measured([(path.stem, path)], _chromium(chromium))[0]
+    return _measured([(path.stem, path)], find_chromium(chromium))[0]
 
 
 def measure(html_dir: Path, chromium: str | None = None,
@@ -165,11 +172,8 @@ def measure(html_dir: Path, chromium: str | None = None,
     unknown = sorted(set(only or []) - {n for n, _ in every})
     if unknown:
         raise invalid("page", unknown[0], "a page of _toc.yml, e.g. " + every[1][0])
-    todo = [(n, p) for n, p in every if only is None or n in only]
-    missing = [str(p) for _, p in todo if not p.exists()]
-    if missing:
-        raise FileNotFoundError(f"not built: {missing[0]} (run `make book` first)")
-    return pd.DataFrame(_measured(todo, _chromium(chromium)))
+    todo = require_built([(n, p) for n, p in every if only is None or n in only])
+    return pd.DataFrame(_measured(todo, find_chromium(chromium)))
 
 
 def failures(table: pd.DataFrame, limits: Limits = LIMITS) -> list[str]:
