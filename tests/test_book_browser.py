@@ -53,9 +53,10 @@ def test_beyond_chapter_shows_the_equilibria_of_the_bundled_data():
     page = HTML / "chapters" / "beyond.html"
     _need(page.exists(), "book not built: run `make book` first")
     text = page.read_text()
-    table = re.search(r'<table[^>]*class="table".*?</table>', text, re.S)
-    assert table, "no pasted equilibrium table on the beyond page"
-    rows = re.findall(r"<tr>(.*?)</tr>", table.group(0), re.S)[1:]
+    tables = [t for t in re.findall(r"<table.*?</table>", text, re.S)
+              if "Measured vs region" in t]
+    assert tables, "no pasted equilibrium table on the beyond page"
+    rows = [r for r in re.findall(r"<tr[^>]*>(.*?)</tr>", tables[0], re.S) if "<td" in r]
     cells = [[html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
               for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)] for r in rows]
     expected = measured_equilibria.against_region(
@@ -338,3 +339,7 @@ def test_the_pdf_holds_every_page_figure_and_formula(tmp_path):
             r"<text[^>]*>([^<]{12,})</text>", (ledger.EXPECTED / f"{e.id}.svg").read_text())}
         found = [t for t in drawn if t in text]
         assert len(found) >= min(3, len(drawn)), f"{e.id}: its figure is not in the PDF"
+    # no page of the PDF is empty (a figure kept whole once pushed a blank page before it)
+    blank = [i + 1 for i, page in enumerate(reader.pages)
+             if not (page.extract_text() or "").strip()]
+    assert blank == [], f"blank PDF pages: {blank}"

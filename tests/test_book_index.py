@@ -1,8 +1,10 @@
 """The index of figures and equations, and the campaigns each figure declares."""
 
+import re
+
 import pytest
 
-from coexist import book_index, data, figures, ledger, paths
+from coexist import book_index, data, figures, ledger, paths, source_pages
 
 
 def test_citations_are_read_with_their_ranges():
@@ -19,6 +21,36 @@ def test_every_equation_of_both_papers_has_code_that_cites_it():
     assert missing["Mishra et al."] == [1]  # CUBIC's window law, which the paper recalls
     tested = eqs.groupby(["paper", "equation"]).n_tests.max()
     assert (tested > 0).all(), tested[tested == 0]  # every equation reached by some test
+
+
+def test_the_equation_index_links_each_definition_and_test_to_its_line(tmp_path):
+    eqs = book_index.equations()
+    rows = book_index.equations_for_reader(eqs, links=True)
+    assert len(rows) == len(eqs.groupby(["paper", "equation"]))
+    cells = " ".join(rows["Implemented by"]) + " " + " ".join(rows["Tests (per file)"])
+    hrefs = set(re.findall(r'href="([^"]+)"', cells))
+    assert any("/src/coexist/" in h for h in hrefs) and any("/tests/" in h for h in hrefs)
+    assert source_pages.write(tmp_path / "site") == len(source_pages.files())
+    page_dir = tmp_path / "site" / "notebooks"  # the index is a notebook page
+    for h in sorted(hrefs):
+        target, _, anchor = h.partition("#L-")
+        page = (page_dir / target).resolve()
+        assert page.exists(), h
+        if not anchor:  # a test file that imports a module: the file itself
+            assert "/tests/" in h
+            continue
+        line = int(anchor)
+        assert f'id="L-{line}"' in page.read_text(encoding="utf-8"), h
+        code = (paths.ROOT / page.relative_to(tmp_path / "site" / source_pages.SOURCE_DIR)
+                .as_posix().removesuffix(".html")).read_text(encoding="utf-8")
+        first = code.splitlines()[line - 1]
+        assert line == 1 or re.match(r"\s*(def|class|async def) ", first), (h, first)
+
+
+def test_a_source_page_anchors_every_line_and_escapes_the_code():
+    page = source_pages.render("tests/x.py", "a = '<b>'\nb = 2\n")
+    assert page.count('id="L-') == 2 and "<b>" not in page.split("</p>", 1)[1]
+    assert 'href="../../notebooks/book_index.html"' in page
 
 
 def test_figure_index_names_every_figure_and_existing_campaigns():

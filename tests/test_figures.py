@@ -6,8 +6,9 @@ import re
 
 import altair as alt
 import pandas as pd
+import pytest
 
-from coexist import figures
+from coexist import figures, paths
 
 
 def test_interactive_html_embeds_spec_local_bundle_and_static_fallback():
@@ -75,8 +76,13 @@ def test_fluid_version_names_follow_both_switches():
 
 def test_provenance_names_notebook_checked_files_and_the_runs_used():
     line = figures.provenance("M-F1")
-    assert "notebooks/fig_m_f1.ipynb" in line and "M-F1.csv" in line
-    assert "M-F1.claims.csv" in line and "two_flow (" in line and "runs)" in line
+    assert "{download}`fig_m_f1.ipynb </notebooks/fig_m_f1.ipynb>`" in line
+    assert "{download}`M-F1.csv </notebooks/expected/M-F1.csv>`" in line
+    assert "M-F1.claims.csv </notebooks/expected/M-F1.claims.csv>" in line
+    assert "{download}`two_flow </data/campaigns/two_flow.yaml>` (" in line and "runs)" in line
+    assert "datapackage.json </data/datapackage.json>" in line
+    for path in re.findall(r" </([^>]+)>`", line):  # every download exists
+        assert (paths.ROOT / path).exists(), path
     assert "none (models only)" in figures.provenance("M-F9")
 
 
@@ -171,9 +177,35 @@ def test_a_page_table_rounds_its_numbers_and_points_a_long_one_to_the_download()
     long = figures._page_html(pd.DataFrame({"x": range(18)}), 2, index=False)
     assert long.count("<tr>") == figures.TABLE_ROWS  # body rows; the header row is styled
     assert "… and 3 more rows" in long
+    folded = figures._page_html(pd.DataFrame({"x": range(18)}), 2, index=False, all_rows=True)
+    assert folded.count("<tr>") == 18 and "more rows" not in folded  # behind a dropdown
 
 
 def test_figure_keys_drop_punctuation():
     assert figures.page_key("M-F1") == "mf1"
     assert figures.page_key("S-F4-5-11-12") == "sf451112"
     assert figures.page_key("F-Exp2") == "fexp2"
+
+
+def test_craft_refuses_a_narrow_chart_pale_swatches_and_status_in_titles():
+    d = pd.DataFrame({"x": [1, 2, 3], "y": [1, 2, 3], "s": ["a", "b", "a"]})
+
+    def check(chart):
+        spec, svg = figures.render(chart)
+        figures.check_craft(spec, svg, "probe")
+
+    wide = figures.WIDTH
+    solid = alt.Chart(d).mark_line().encode(x="x", y="y", color="s:N")
+    check(solid.properties(width=wide, title=alt.TitleParams(
+        "A figure", subtitle=["No run of this setting is stored."])))  # says what is missing
+    with pytest.raises(figures.FigureError, match="px wide; valid: at least"):
+        check(solid.properties(width=200))
+    pale = alt.Chart(d).mark_area(opacity=0.3).encode(x="x", y="y", color="s:N")
+    with pytest.raises(figures.FigureError, match="legend swatch .* at opacity 0.3"):
+        check(pale.properties(width=wide))
+    check(pale.encode(color=alt.Color("s:N", legend=alt.Legend(symbolOpacity=1)))
+          .properties(width=wide))  # the legend drawn opaque, the band still pale
+    for status in ("campaign 3/5 runs done", "runs stored: 40 of 50", "a buffer needs all 11",
+                   "12 mixes so far"):
+        with pytest.raises(figures.FigureError, match="run status in a title"):
+            check(solid.properties(width=wide, title=alt.TitleParams("T", subtitle=[status])))

@@ -127,6 +127,34 @@ def test_every_figure_page_keeps_its_code_one_click_away_and_prints_nothing_on_i
                                                 f"{src[:60]!r}"
 
 
+@pytest.mark.parametrize("e", ledger.FIGURES, ids=lambda e: e.id)
+def test_every_figure_page_has_the_anatomy_of_a_papers_figure(e):
+    """Title and question; the figure glued under its caption ("**Figure <id>.**") and its
+    provenance line; the result; then "How this figure is computed" and only then the code,
+    none of which prints: the page a reader meets before any code."""
+    from coexist import figures, paths
+
+    nb = nbformat.read(paths.ROOT / "notebooks" / e.notebook, as_version=4)
+    kinds = [c.cell_type for c in nb.cells]
+    first_code = kinds.index("code")
+    assert "markdown" not in kinds[first_code:], f"{e.id}: prose after the code"
+    prose = [c.source for c in nb.cells[:first_code]]
+    key = figures.page_key(e.id)
+    assert prose[0].startswith("# ") and "?" in prose[0], f"{e.id}: no question under the title"
+    figure = re.search(rf"```{{glue:figure}} {key}_figure\n(?::[^\n]*\n)*\n(.*?)```",
+                       prose[1], re.S)
+    title = prose[0][2:].split("\n")[0]
+    named = title.split(" · ")[0] if " · " in title else e.id  # as the title names it
+    assert figure and figure.group(1).startswith(f"**Figure {named}.**"), \
+        f"{e.id}: the second cell must glue {key}_figure with its caption (**Figure {named}.**)"
+    # read as MyST, so that its files are {download} links
+    assert f"{{glue:md}}`{key}_provenance:myst`" in prose[1], f"{e.id}: no provenance line"
+    assert prose[-1].startswith("## How this figure is computed"), \
+        f"{e.id}: the last prose must say how the figure is computed"
+    for cell in nb.cells[first_code:]:
+        assert not re.search(r"\bprint\(", cell.source), f"{e.id}: {cell.source[:60]!r}"
+
+
 def test_measured_spreads_come_from_the_shared_layer():
     """Every min-max bar under a measured mean is figures.measured_marks, so the book
     draws measurements one way; a notebook's own rule from a minimum to a maximum is not."""

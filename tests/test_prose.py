@@ -1,11 +1,13 @@
 """The prose shows numbers that come from data or a model only through claims.
 
-A decimal number or a percentage in a chapter or the README must be a claim (a ``{glue}``
-role, computed by the notebook that owns it: :mod:`coexist.claims`), inside math or code,
-a section number of a source paper (§4.5), or one of the few literals in :data:`ALLOWED`:
-parameters of a setting and values quoted from a source paper with its citation.
+A decimal number or a percentage in a chapter, the README or the text of a notebook must
+be a claim or a value the notebook computes (a ``{glue}`` role: :mod:`coexist.claims`,
+``figures.glue``), inside math or code, a section number of a source paper (§4.5), or one
+of the few literals in :data:`ALLOWED`: parameters of a setting, constants of an
+algorithm, and values quoted from a source paper with its citation.
 """
 
+import json
 import re
 from pathlib import Path
 
@@ -31,10 +33,37 @@ ALLOWED = (
     ("chapters/fabric.md", "0.5 to 50 BDP", "the FABRIC reproduction's buffer range"),
     ("README.md", "Python 3.11", "a version"),
     ("chapters/intro.md", "around 40 % {cite:p}`mishra2022bbr`", "quoted from the paper"),
+    ("notebooks/derive_fluid_bbr2.ipynb", "at 2 % loss", "BBRv2's loss threshold (eq. 26)"),
+    ("notebooks/derive_ware.ipynb", "backs off to 0.7 of its window", "CUBIC's β"),
+    ("notebooks/derive_ware.ipynb", "CUBIC's 0.7", "CUBIC's β"),
+    ("notebooks/fig_f_ne.ipynb", "within 0.1 of the flows",
+     "the page's threshold for agreement (a setting of the comparison)"),
+    ("notebooks/fig_m_f1.ipynb", "the fair share, 0.5", "one of two flows (a constant)"),
+    ("notebooks/fig_m_f12.ipynb", "every 0.5 s", "the harness's socket sampling (a setting)"),
+    ("notebooks/fig_m_f4.ipynb", "above 100 %", "the link's capacity (a constant)"),
+    ("notebooks/fig_m_f8.ipynb", "0.2 s after the warm-up",
+     "the harness's queue sampling (a setting)"),
+    ("notebooks/fig_p_f1_2.ipynb", "every 0.5 s", "iperf3's reporting interval (a setting)"),
+    ("notebooks/fig_p_f1_2.ipynb", "every 0.2 s", "the harness's socket sampling (a setting)"),
+    ("notebooks/fig_s_f1.ipynb", "per 0.1-s interval", "iperf3's interval (a setting)"),
+    ("notebooks/fig_s_f1.ipynb", "2 × (10 + 5.6) ms", "the paper's RTT (its setting)"),
+    ("notebooks/fig_s_f4_5_11_12.ipynb", "per 0.1 s", "iperf3's interval (a setting)"),
+    ("notebooks/fig_t_f1.ipynb", "99.9th percentile", "the percentile a gate reads"),
+    ("notebooks/fig_t_f4.ipynb", "99.9th percentile", "the percentile a gate reads"),
 )
 
-CHECKED = sorted(p for p in [ROOT / "README.md", *(ROOT / "chapters").glob("*.md")]
+CHECKED = sorted(p for p in [ROOT / "README.md", *(ROOT / "chapters").glob("*.md"),
+                             *(ROOT / "notebooks").glob("*.ipynb")]
                  if str(p.relative_to(ROOT)) not in PENDING)
+
+
+def prose(path: Path) -> str:
+    """The text a reader reads in ``path``: a page's Markdown, or a notebook's Markdown
+    cells (its code and outputs are not prose)."""
+    if path.suffix != ".ipynb":
+        return path.read_text(encoding="utf-8")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
 NUMBER = re.compile(r"(?<![\w.§])\d+\.\d+(?:\s?%)?|(?<![\w.§])\d+\s?%")
 
 
@@ -59,7 +88,7 @@ def _strip(text: str) -> str:
 def stray_numbers(path: Path) -> list[str]:
     """Decimal numbers and percentages of ``path`` that are neither claims nor allowed."""
     rel = str(path.relative_to(ROOT))
-    text = path.read_text(encoding="utf-8")
+    text = prose(path)
     for file, literal, _ in ALLOWED:
         if file == rel:
             assert literal in text, f"{rel}: allowed literal {literal!r} no longer used"

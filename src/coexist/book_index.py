@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import html
 import re
 from pathlib import Path
 
@@ -54,18 +55,30 @@ def _paper(module: str) -> str | None:
 
 
 def _definitions(path: Path, module: str):
-    """(qualified name, short name, docstring) of a module, its classes and functions."""
+    """(qualified name, short name, docstring, line) of a module, its classes and
+    functions; a module's line is 1."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    yield module, module.rsplit(".", 1)[-1], ast.get_docstring(tree) or ""
+    yield module, module.rsplit(".", 1)[-1], ast.get_docstring(tree) or "", 1
     stack = [(tree, module)]
     while stack:
         node, prefix = stack.pop()
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 name = f"{prefix}.{child.name}"
-                yield name, child.name, ast.get_docstring(child) or ""
+                yield name, child.name, ast.get_docstring(child) or "", child.lineno
                 if isinstance(child, ast.ClassDef):
                     stack.append((child, name))
+
+
+@functools.cache
+def _test_lines() -> dict[str, int]:
+    """The line each test (``file::function``) starts at."""
+    lines = {}
+    for path in sorted(TESTS.glob("test_*.py")):
+        for fn in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test"):
+                lines[f"{path.name}::{fn.name}"] = fn.lineno
+    return lines
 
 
 def _test_calls() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
@@ -104,14 +117,16 @@ def equations() -> pd.DataFrame:
         paper = _paper(module)
         if paper is None:
             continue
-        for qualname, short, doc in _definitions(path, module):
+        source = path.relative_to(paths.ROOT).as_posix()
+        for qualname, short, doc, line in _definitions(path, module):
             tests = sorted(calls.get(short, ()) if qualname != module
                            else imports.get(module, ()))
             for eq in sorted(set(cited(doc))):
                 rows.append({"paper": paper, "equation": eq, "definition": qualname,
-                             "tests": "; ".join(tests), "n_tests": len(tests)})
+                             "tests": "; ".join(tests), "n_tests": len(tests),
+                             "source": source, "line": line})
     table = pd.DataFrame(rows, columns=["paper", "equation", "definition", "tests",
-                                        "n_tests"])
+                                        "n_tests", "source", "line"])
     return table.sort_values(["paper", "equation", "definition"], ignore_index=True)
 
 
@@ -165,14 +180,44 @@ def figure_rows_for_reader() -> pd.DataFrame:
                          "Data it reads": t["campaigns"].map(html.escape)})
 
 
-def equations_for_reader(table: pd.DataFrame) -> pd.DataFrame:
+def _test_link(test: str) -> tuple[str, int | None]:
+    """(file, line) of a test id: ``file::function``, or a bare file (a module's tests are
+    the files that import it)."""
+    file = test.split("::", 1)[0]
+    return f"tests/{file}", _test_lines().get(test) if "::" in test else None
+
+
+def equations_for_reader(table: pd.DataFrame, links: bool = False) -> pd.DataFrame:
     """:func:`equations` as the index page shows it: one row per paper and equation, the
-    definitions that implement it and how many tests call them."""
+    definitions that implement it and the tests that call them, per test file.
+
+    With ``links`` every definition links to its code and every test file to the first of
+    its tests that calls one of them, in the site's rendering of the source
+    (:mod:`coexist.source_pages`; the cells are HTML, to be shown unescaped)."""
+    from . import source_pages
+
     rows = []
     for (paper, eq), g in table.groupby(["paper", "equation"], sort=True):
-        names = sorted(set(g["definition"]))
-        tests = {t for ts in g["tests"] for t in ts.split("; ") if t}
-        rows.append({"Paper": paper, "Eq.": int(eq),
-                     "Implemented by": ", ".join(n.removeprefix("coexist.") for n in names),
-                     "Tests": len(tests)})
+        defs = g.drop_duplicates("definition").sort_values("definition")
+        tests = sorted({t for ts in g["tests"] for t in ts.split("; ") if t})
+        by_file: dict[str, list[str]] = {}
+        for t in tests:
+            by_file.setdefault(t.split("::", 1)[0], []).append(t)
+        if links:
+            implemented = ", ".join(
+                f'<a href="{source_pages.href(r.source, r.line)}">'
+                f'{html.escape(r.definition.removeprefix("coexist."))}</a>'
+                for r in defs.itertuples())
+            tested = ", ".join(
+                f'<a href="{source_pages.href(*_test_link(ts[0]))}">'
+                f'{html.escape(f.removesuffix(".py"))}</a>'
+                + (f" ({len(ts)})" if len(ts) > 1 else "")
+                for f, ts in by_file.items()) or "none"
+        else:
+            implemented = ", ".join(n.removeprefix("coexist.") for n in defs["definition"])
+            tested = ", ".join(f"{f.removesuffix('.py')}"
+                               + (f" ({len(ts)})" if len(ts) > 1 else "")
+                               for f, ts in by_file.items()) or "none"
+        rows.append({"Paper": paper, "Eq.": int(eq), "Implemented by": implemented,
+                     "Tests (per file)": tested})
     return pd.DataFrame(rows)

@@ -8,6 +8,7 @@ pixels, can be compared in CI.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import altair as alt
@@ -291,18 +292,91 @@ def check_size(svg: str, figure_id: str) -> None:
                           f"{MIN_FONT} px")
 
 
+#: a figure narrower than this share of the text column leaves the page's width unused:
+#: widen its panels (every figure of the book is at least 0.8 of it)
+MIN_WIDTH_SHARE = 0.75
+#: a legend swatch paler than this contrast with the white page (WCAG's ratio of relative
+#: luminances) cannot be told from the page or from its neighbours: a mark drawn at 0.3
+#: opacity gives its legend 1.4-1.5, the palest full colour the book uses 1.6
+MIN_SWATCH_CONTRAST = 1.5
+#: run status in a title or subtitle ("42 of 50 runs stored", "a buffer needs all 11
+#: mixes"): it changes as campaigns run, so the caption or the provenance line carries it
+STATUS_TEXT = re.compile(r"\bruns? (?:stored|done)\b|\bneeds? all\b|\bso far\b"
+                         r"|\b\d+\s*/\s*\d+\s+runs?\b|\bof \d+ planned\b", re.I)
+
+
+def _contrast_with_white(colour: str, opacity: float) -> float:
+    """WCAG's contrast ratio of ``colour`` (``#rrggbb``) drawn at ``opacity`` on white."""
+    rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    rgb = [opacity * c + 1 - opacity for c in rgb]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 1.05 / (0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] + 0.05)
+
+
+def check_craft(spec: dict, svg: str, figure_id: str) -> None:
+    """Refuse a figure much narrower than the column (:data:`MIN_WIDTH_SHARE`), a legend
+    whose swatches are too pale to tell apart (:data:`MIN_SWATCH_CONTRAST`; a swatch takes
+    the opacity of the first mark of its colour, so draw a pale band after the points, or
+    give the band its own legend), and run status in a title or subtitle
+    (:data:`STATUS_TEXT`)."""
+    width = float(re.search(r'<svg[^>]*\swidth="([0-9.]+)', svg).group(1))
+    if width < MIN_WIDTH_SHARE * COLUMN:
+        raise FigureError(f"{figure_id} is {width:g} px wide; valid: at least "
+                          f"{MIN_WIDTH_SHARE:g} of the text column, {MIN_WIDTH_SHARE * COLUMN:g} "
+                          "px (widen its panels)")
+    for group in re.findall(r'<g class="mark-symbol role-legend-symbol[^>]*>(.*?)</g>', svg,
+                            re.S):
+        for path in re.findall(r"<path[^>]*>", group):
+            fill = re.search(r'fill="(#[0-9a-fA-F]{6})"', path)
+            stroke = re.search(r'stroke="(#[0-9a-fA-F]{6})"', path)
+            colour = (fill or stroke)
+            if colour is None:
+                continue
+            opacity = float((re.search(r'\sopacity="([0-9.]+)"', path) or [0, 1])[1])
+            ratio = _contrast_with_white(colour.group(1), opacity)
+            if ratio < MIN_SWATCH_CONTRAST:
+                raise FigureError(
+                    f"{figure_id} has a legend swatch {colour.group(1)} at opacity "
+                    f"{opacity:g}, contrast {ratio:.2f} with the page; valid: at least "
+                    f"{MIN_SWATCH_CONTRAST:g} (a swatch takes its first mark's opacity)")
+
+    def titles(node) -> list[str]:
+        if isinstance(node, list):
+            return [t for item in node for t in titles(item)]
+        if not isinstance(node, dict):
+            return []
+        found = []
+        title = node.get("title")
+        if isinstance(title, dict):
+            for key in ("text", "subtitle"):
+                value = title.get(key, [])
+                found += [value] if isinstance(value, str) else list(value)
+        elif isinstance(title, str):
+            found.append(title)
+        return found + [t for k, v in node.items() if k not in ("data", "datasets")
+                        and isinstance(v, dict | list) for t in titles(v)]
+
+    for text in titles(spec):
+        if isinstance(text, str) and STATUS_TEXT.search(text):
+            raise FigureError(f"{figure_id} has run status in a title: {text!r}; valid: "
+                              "titles without it (the caption or the provenance line says "
+                              "how many runs are stored)")
+
+
 def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir: str) -> None:
     """Write ``<figure_id>.svg`` and the plotted tidy ``<figure_id>.csv`` into ``out_dir``.
 
     An empty ``out_dir`` (a page of the book) writes into the directory ``coexist book``
     keeps for its figures, and nothing outside such a build: the chart is shown inline only.
-    Either way the chart is checked first (:func:`check_facet_grid`, :func:`check_size`),
+    Either way the chart is checked first (:func:`check_facet_grid`, :func:`check_size`,
+    :func:`check_craft`),
     and so are the campaigns the notebook has read (:func:`check_campaigns`).
     """
     from .paths import tables_dir
 
-    _, svg = render(chart)
+    spec, svg = render(chart)
     check_size(svg, figure_id)
+    check_craft(spec, svg, figure_id)
     check_campaigns(figure_id)
     if not out_dir:
         book_tables = tables_dir()
@@ -315,19 +389,31 @@ def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir:
     _stable(table).to_csv(out / f"{figure_id}.csv", index=False, lineterminator="\n")
 
 
+def _download(text: str, path: str) -> str:
+    """A MyST link that the site serves ``path`` (from the book's root) through as a
+    download, named ``text``."""
+    return f"{{download}}`{text} </{path}>`"
+
+
 def provenance(figure_id: str) -> str:
-    """The line under a figure: the notebook that draws it, the committed table (and claims)
-    the figure check compares, and the campaigns it reads with the runs stored of each."""
+    """The line under a figure, each file a download the site serves: the notebook that
+    draws it, the committed table (and claims) the figure check compares, and the campaigns
+    it reads (their campaign files, with the runs stored of each) and the data description
+    (``data/datapackage.json``: schema, units, hashes and provenance per campaign)."""
     from . import book_index, claims, ledger, paths
 
     e = ledger.entry(figure_id)
-    checked = f"`notebooks/expected/{e.id}.csv`"
+    checked = _download(f"{e.id}.csv", f"notebooks/expected/{e.id}.csv")
     if (paths.EXPECTED / f"{e.id}{claims.SUFFIX}").exists():
-        checked += f" and `{e.id}{claims.SUFFIX}`"
-    used = [f"{name} ({done} of {planned} runs)"
+        checked += " and " + _download(f"{e.id}{claims.SUFFIX}",
+                                       f"notebooks/expected/{e.id}{claims.SUFFIX}")
+    used = [f"{_download(name, f'data/campaigns/{name}.yaml')} ({done} of {planned} runs)"
             for name, done, planned in book_index.campaigns_used(e)]
-    data = "; data: " + ", ".join(used) if used else "; data: none (models only)"
-    return (f"*Provenance:* {e.id} is drawn by `notebooks/{e.notebook}`; CI compares "
+    data = ("; data: " + ", ".join(used) + ", described in "
+            + _download("datapackage.json", "data/datapackage.json")
+            if used else "; data: none (models only)")
+    return (f"*Provenance:* {e.id} is drawn by "
+            f"{_download(e.notebook, f'notebooks/{e.notebook}')}; CI compares its table "
             f"{checked}{data}.")
 
 
@@ -354,8 +440,10 @@ def show(chart, figure_id: str) -> None:
 
     Both are glued too, as ``<key>_figure`` and ``<key>_provenance`` (key:
     :func:`page_key`): a page laid out as a paper places them at its top, the figure with
-    ``{glue:figure}`` and its caption, and tags this cell ``remove-output`` so the figure
-    is not shown twice. Run in Jupyter, the cell shows both where it runs.
+    ``{glue:figure}`` and its caption, the line with ``{glue:md}`<key>_provenance:myst```
+    (read as MyST, so its ``{download}`` links resolve), and tags this cell
+    ``remove-output`` so the figure is not shown twice. Run in Jupyter, the cell shows
+    both where it runs.
     """
     from IPython.display import SVG, Markdown, display
 
@@ -396,19 +484,20 @@ def show_table(frame: pd.DataFrame, digits: int = 3, index: bool = False) -> Non
     display(HTML(_page_html(frame, digits, index)))
 
 
-def _page_html(frame: pd.DataFrame, digits: int, index: bool) -> str:
+def _page_html(frame: pd.DataFrame, digits: int, index: bool, all_rows: bool = False) -> str:
     """A table as the page shows it: numbers to ``digits`` decimals, at most
     :data:`TABLE_ROWS` rows; a longer table (a re-run with longer parameter lists) shows its
-    first rows and says how many more the figure's own table holds."""
+    first rows and says how many more the figure's own table holds. With ``all_rows`` (a
+    table the page folds away behind a click) every row is shown."""
     shown = frame.copy()
     if index:
         shown = shown.reset_index()
     for col in shown.columns:
         if pd.api.types.is_float_dtype(shown[col]):
             shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else f"{v:.{digits}f}")
-    more = len(shown) - TABLE_ROWS
-    html = shown.head(TABLE_ROWS).to_html(index=False, border=0, na_rep="",
-                                          classes="table coexist-table")
+    more = 0 if all_rows else len(shown) - TABLE_ROWS
+    html = shown.head(len(shown) if all_rows else TABLE_ROWS).to_html(
+        index=False, border=0, na_rep="", classes="table coexist-table")
     if more > 0:
         html += (f"<p>… and {more} more row{'s' if more > 1 else ''}: the figure's table (its "
                  "provenance line, under the figure) holds the values they come from.</p>")
@@ -419,14 +508,16 @@ def _page_html(frame: pd.DataFrame, digits: int, index: bool) -> str:
 TABLE_ROWS = 15
 
 
-def table(frame: pd.DataFrame, name: str, digits: int = 3) -> None:
+def table(frame: pd.DataFrame, name: str, digits: int = 3, all_rows: bool = False) -> None:
     """Glue a compact table under ``name`` for the page (``{glue} name`` in its text): no
     index, numbers to ``digits`` decimals, at most :data:`TABLE_ROWS` rows (a longer one
-    shows its first rows and points to the figure's own table). Nothing is shown where the
-    cell runs: the page shows the table where its text pastes it."""
+    shows its first rows and points to the figure's own table). ``all_rows`` keeps every
+    row, for a table the page folds into a dropdown (an admonition of class ``dropdown``),
+    one click away. Nothing is shown where the cell runs: the page shows the table where
+    its text pastes it."""
     from IPython.display import HTML
 
-    glue(name, HTML(_page_html(frame, digits, index=False)))
+    glue(name, HTML(_page_html(frame, digits, index=False, all_rows=all_rows)))
 
 
 #: where the book serves Vega, Vega-Lite and vega-embed (written by coexist.sphinxext)

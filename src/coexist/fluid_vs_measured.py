@@ -4,7 +4,7 @@ Figs. 6-10 and 13-17).
 Ten senders, half of each algorithm of a pair, RTTs spread over a range, buffers of 1-7 BDP.
 The model side runs every pair of Reno, CUBIC, BBRv1 and BBRv2 under drop-tail and RED; the
 measured side is the fluid-validation campaign (BBRv1, CUBIC and Reno, drop-tail only, as
-this kernel has no RED and no BBRv2).
+this machine's kernel has no RED module and no BBRv2).
 
 The measured metrics follow the paper's definitions as far as the testbed records them:
 Jain fairness of the flows' goodput, the bottleneck's drop rate, its mean backlog over the

@@ -73,6 +73,21 @@ _READY = r"""
 SITE_NAME = "book.pdf"
 
 
+#: a printed page's content stream no longer than this holds nothing but its white
+#: background (118 bytes in Chromium's PDFs; a page with one word holds thousands)
+BLANK_STREAM_BYTES = 256
+
+
+def _blank(page) -> bool:
+    """Whether a printed page holds nothing: no text, no image, only its background.
+    Chromium leaves such a page before a figure taller than the rest of the page, which
+    it moves on whole; the edition leaves it out."""
+    contents = page.get_contents()
+    resources = page.get("/Resources") or {}
+    return (not (page.extract_text() or "").strip() and "/XObject" not in resources
+            and len(contents.get_data() if contents is not None else b"") <= BLANK_STREAM_BYTES)
+
+
 def build(html_dir: Path, out: Path, chromium: str | None = None,
           progress: bool = True, into_site: bool = True) -> dict:
     """Print every page of the built book in ``html_dir`` and join them into ``out``; write
@@ -106,10 +121,11 @@ def build(html_dir: Path, out: Path, chromium: str | None = None,
                 reader = PdfReader(io.BytesIO(base64.b64decode(printed["data"])))
                 first = len(writer.pages)
                 for page in reader.pages:
-                    writer.add_page(page)
+                    if not _blank(page):
+                        writer.add_page(page)
                 writer.add_outline_item(title=held["title"].strip() or name, page_number=first)
                 entries.append({"page": name, "first_pdf_page": first + 1,
-                                "pdf_pages": len(reader.pages), **held})
+                                "pdf_pages": len(writer.pages) - first, **held})
         finally:
             browser.close()
     writer.add_metadata({"/Title": entries[0]["title"] if entries else "book"})

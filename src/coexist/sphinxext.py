@@ -75,6 +75,8 @@ CSS = """\
 .bd-article table.table { font-size: 0.85rem; }
 .bd-article table.table th { white-space: normal; }
 .bd-article figure figcaption { color: var(--pst-color-text-base); font-weight: 400; }
+/* a glued figure gets the whole text column, the width figures.COLUMN checks against */
+.bd-article figure { padding-left: 0; padding-right: 0; }
 .bd-article .cell_output div.highlight pre { white-space: pre-wrap; }
 """
 CSS_FILE = "coexist.css"
@@ -86,6 +88,15 @@ def _write_css(app: Sphinx, exception: Exception | None) -> None:
     dst = Path(app.outdir) / "_static" / CSS_FILE
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(CSS, encoding="utf-8")
+
+
+def _write_sources(app: Sphinx, exception: Exception | None) -> None:
+    """The package's and the tests' code as pages of the site (the index links to them)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from . import source_pages
+
+    source_pages.write(Path(app.outdir), Path(app.srcdir))
 
 
 #: extensions Jupyter Book loads that declare nothing about parallel reading, which makes
@@ -150,5 +161,6 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_vega)
     app.connect("build-finished", _write_css)
+    app.connect("build-finished", _write_sources)
     app.add_css_file(CSS_FILE)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
