@@ -31,6 +31,7 @@ def test_the_equation_index_links_each_definition_and_test_to_its_line(tmp_path)
     hrefs = set(re.findall(r'href="([^"]+)"', cells))
     assert any("/src/coexist/" in h for h in hrefs) and any("/tests/" in h for h in hrefs)
     assert source_pages.write(tmp_path / "site") == len(source_pages.files())
+    assert source_pages.write(tmp_path / "site") == 0  # nothing changed: nothing rendered
     page_dir = tmp_path / "site" / "notebooks"  # the index is a notebook page
     for h in sorted(hrefs):
         target, _, anchor = h.partition("#L-")

@@ -71,21 +71,13 @@ def _definitions(path: Path, module: str):
 
 
 @functools.cache
-def _test_lines() -> dict[str, int]:
-    """The line each test (``file::function``) starts at."""
-    lines = {}
-    for path in sorted(TESTS.glob("test_*.py")):
-        for fn in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test"):
-                lines[f"{path.name}::{fn.name}"] = fn.lineno
-    return lines
-
-
-def _test_calls() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """For every name called in the tests, the tests (file::function) that call it; and for
-    every module the tests import, the test files that import it."""
+def _test_calls() -> tuple[dict[str, set[str]], dict[str, set[str]], dict[str, int]]:
+    """For every name called in the tests, the tests (file::function) that call it; for
+    every module the tests import, the test files that import it; and the line each test
+    starts at. Each test file is parsed once per process."""
     calls: dict[str, set[str]] = {}
     imports: dict[str, set[str]] = {}
+    lines: dict[str, int] = {}
     for path in sorted(TESTS.glob("test_*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -96,20 +88,21 @@ def _test_calls() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
         for fn in tree.body:
             if not isinstance(fn, ast.FunctionDef) or not fn.name.startswith("test"):
                 continue
+            lines[f"{path.name}::{fn.name}"] = fn.lineno
             for node in ast.walk(fn):
                 if isinstance(node, ast.Call):
                     f = node.func
                     name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
                     if name:
                         calls.setdefault(name, set()).add(f"{path.name}::{fn.name}")
-    return calls, imports
+    return calls, imports, lines
 
 
 def equations() -> pd.DataFrame:
     """One row per (paper, equation, implementing definition): the definition's dotted
     name, the tests that call it by name (for a module: the test files that import it;
     ``;``-separated, empty if none) and their number."""
-    calls, imports = _test_calls()
+    calls, imports, _ = _test_calls()
     rows = []
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = ("coexist",) + path.relative_to(PACKAGE).with_suffix("").parts
@@ -184,7 +177,7 @@ def _test_link(test: str) -> tuple[str, int | None]:
     """(file, line) of a test id: ``file::function``, or a bare file (a module's tests are
     the files that import it)."""
     file = test.split("::", 1)[0]
-    return f"tests/{file}", _test_lines().get(test) if "::" in test else None
+    return f"tests/{file}", _test_calls()[2].get(test) if "::" in test else None
 
 
 def equations_for_reader(table: pd.DataFrame, links: bool = False) -> pd.DataFrame:
@@ -196,6 +189,9 @@ def equations_for_reader(table: pd.DataFrame, links: bool = False) -> pd.DataFra
     (:mod:`coexist.source_pages`; the cells are HTML, to be shown unescaped)."""
     from . import source_pages
 
+    def cell(text: str, href: str) -> str:
+        return f'<a href="{href}">{html.escape(text)}</a>' if links else text
+
     rows = []
     for (paper, eq), g in table.groupby(["paper", "equation"], sort=True):
         defs = g.drop_duplicates("definition").sort_values("definition")
@@ -203,21 +199,12 @@ def equations_for_reader(table: pd.DataFrame, links: bool = False) -> pd.DataFra
         by_file: dict[str, list[str]] = {}
         for t in tests:
             by_file.setdefault(t.split("::", 1)[0], []).append(t)
-        if links:
-            implemented = ", ".join(
-                f'<a href="{source_pages.href(r.source, r.line)}">'
-                f'{html.escape(r.definition.removeprefix("coexist."))}</a>'
-                for r in defs.itertuples())
-            tested = ", ".join(
-                f'<a href="{source_pages.href(*_test_link(ts[0]))}">'
-                f'{html.escape(f.removesuffix(".py"))}</a>'
-                + (f" ({len(ts)})" if len(ts) > 1 else "")
-                for f, ts in by_file.items()) or "none"
-        else:
-            implemented = ", ".join(n.removeprefix("coexist.") for n in defs["definition"])
-            tested = ", ".join(f"{f.removesuffix('.py')}"
-                               + (f" ({len(ts)})" if len(ts) > 1 else "")
-                               for f, ts in by_file.items()) or "none"
+        implemented = ", ".join(
+            cell(r.definition.removeprefix("coexist."), source_pages.href(r.source, r.line))
+            for r in defs.itertuples())
+        tested = ", ".join(
+            cell(f.removesuffix(".py"), source_pages.href(*_test_link(ts[0])))
+            + (f" ({len(ts)})" if len(ts) > 1 else "") for f, ts in by_file.items()) or "none"
         rows.append({"Paper": paper, "Eq.": int(eq), "Implemented by": implemented,
                      "Tests (per file)": tested})
     return pd.DataFrame(rows)

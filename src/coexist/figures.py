@@ -276,13 +276,16 @@ def render(chart: alt.TopLevelMixin) -> tuple[dict, str]:
     return spec, vlc.vegalite_to_svg(spec)
 
 
+def svg_width(svg: str) -> float:
+    """The width in pixels an SVG of vl-convert declares."""
+    return float(re.search(r'<svg[^>]*\swidth="([0-9.]+)', svg).group(1))
+
+
 def check_size(svg: str, figure_id: str) -> None:
     """Refuse a figure the book would have to shrink, or with text too small to read: its
     width must fit the text column (:data:`COLUMN`) and its smallest font be at least
     :data:`MIN_FONT` pixels. Split a crowded figure rather than shrink it."""
-    import re
-
-    width = float(re.search(r'<svg[^>]*\swidth="([0-9.]+)', svg).group(1))
+    width = svg_width(svg)
     fonts = [float(f) for f in re.findall(r'font-size="([0-9.]+)px"', svg)]
     if width > COLUMN:
         raise FigureError(f"{figure_id} is {width:g} px wide; valid: at most the text "
@@ -319,7 +322,7 @@ def check_craft(spec: dict, svg: str, figure_id: str) -> None:
     the opacity of the first mark of its colour, so draw a pale band after the points, or
     give the band its own legend), and run status in a title or subtitle
     (:data:`STATUS_TEXT`)."""
-    width = float(re.search(r'<svg[^>]*\swidth="([0-9.]+)', svg).group(1))
+    width = svg_width(svg)
     if width < MIN_WIDTH_SHARE * COLUMN:
         raise FigureError(f"{figure_id} is {width:g} px wide; valid: at least "
                           f"{MIN_WIDTH_SHARE:g} of the text column, {MIN_WIDTH_SHARE * COLUMN:g} "

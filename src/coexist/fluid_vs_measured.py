@@ -495,6 +495,61 @@ def start_claims(figure_id: str, prefix: str, by_metric: pd.DataFrame, by_pair: 
                          "{:.2f}", out_dir)
 
 
+#: the aggregate figures' metrics (S-F6-10, S-F13-17), as their panels title them
+METRIC_TITLES = {"jain": "Jain fairness", "loss_rate": "Loss rate",
+                 "queue_share": "Queue / buffer", "utilisation": "Utilisation",
+                 "jitter_ms": "Jitter (ms)"}
+#: their queueing disciplines, as their panels title them
+AQM_TITLES = {"droptail": "drop-tail", "red": "RED"}
+
+
+def metrics_chart(table: pd.DataFrame, pairs: Sequence[str], title: str,
+                  subtitle: list[str]):
+    """The aggregate figures' chart: one row per metric of :data:`METRIC_TITLES`, its
+    drop-tail and RED panels on one y scale; the model's lines and the measured means (with
+    their spread) per pair of algorithms, each pair in its own colour. ``table`` is long:
+    pair, aqm, buffer_bdp, metric (titled), value, source ("fluid model" or "measured"),
+    and lo and hi for the measured rows."""
+    import altair as alt
+
+    from . import figures
+
+    x = alt.X("buffer_bdp:Q", title="Buffer (BDP)")
+    # ten pairs, ten distinct colours; one legend under the whole figure
+    colour = alt.Color("pair:N", title="CCA pair", sort=list(pairs),
+                       scale=alt.Scale(domain=list(pairs), scheme="tableau10"),
+                       legend=alt.Legend(orient="bottom", columns=5, symbolStrokeWidth=3))
+    rows = []
+    for metric in METRIC_TITLES.values():
+        cells = []
+        for aqm, heading in AQM_TITLES.items():
+            base = alt.Chart(table[(table.metric == metric) & (table.aqm == aqm)]).encode(
+                x=x, color=colour)
+            lines = base.transform_filter("datum.source == 'fluid model'").mark_line(
+                point=alt.OverlayMarkDef(size=22)).encode(
+                y=alt.Y("value:Q", title=None),
+                tooltip=["pair", "aqm", "metric", "buffer_bdp",
+                         alt.Tooltip("value:Q", format=".4f")])
+            bars, dots = figures.measured_marks(
+                base, "value", "lo", "hi", where="datum.source == 'measured'",
+                shape="diamond", tooltip=["pair", "metric", "buffer_bdp", alt.Tooltip(
+                    "value:Q", format=".4f", title="measured mean")])
+            cells.append(alt.layer(lines, bars, dots).properties(
+                width=250, height=150, title=f"{metric}, {heading}"))
+        rows.append(alt.hconcat(*cells).resolve_scale(y="shared"))
+    return alt.vconcat(*rows).resolve_scale(color="shared").properties(
+        title=alt.TitleParams(title, subtitle=subtitle))
+
+
+def flat_columns(frame: pd.DataFrame, index: str) -> pd.DataFrame:
+    """A table with (start, window)-like column pairs as a page shows it: the pairs joined
+    by commas, the index a column named ``index``."""
+    out = frame.copy()
+    out.columns = [", ".join(map(str, c)) if isinstance(c, tuple) else str(c)
+                   for c in out.columns]
+    return out.rename_axis(index).reset_index()
+
+
 TRACE_QUANTITIES = {"rate_pct": "rate (% of C)", "queue_pct": "queue (% of B)",
                     "loss_pct": "loss (%)", "rtt_excess_pct": "RTT excess (% of d)",
                     "window_pct": "window (% of BDP)"}

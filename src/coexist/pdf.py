@@ -84,8 +84,9 @@ def _blank(page) -> bool:
     it moves on whole; the edition leaves it out."""
     contents = page.get_contents()
     resources = page.get("/Resources") or {}
-    return (not (page.extract_text() or "").strip() and "/XObject" not in resources
-            and len(contents.get_data() if contents is not None else b"") <= BLANK_STREAM_BYTES)
+    # the cheap tests first: nearly every page fails the first, before its text is read
+    return (len(contents.get_data() if contents is not None else b"") <= BLANK_STREAM_BYTES
+            and "/XObject" not in resources and not (page.extract_text() or "").strip())
 
 
 def build(html_dir: Path, out: Path, chromium: str | None = None,

@@ -54,10 +54,16 @@ def render(relpath: str, text: str) -> str:
 
 
 def write(outdir: Path, root: Path = paths.ROOT) -> int:
-    """Write every file's page under ``outdir``/:data:`SOURCE_DIR`; the number written."""
+    """Write the page of every file whose page is missing or older than the file (or than
+    this module, which renders them) under ``outdir``/:data:`SOURCE_DIR`; the number
+    written. A rebuild after a prose edit renders none."""
     done = 0
+    renderer = Path(__file__).stat().st_mtime
     for relpath in files(root):
         out = Path(outdir) / SOURCE_DIR / f"{relpath}.html"
+        if out.exists() and out.stat().st_mtime >= max(renderer,
+                                                         (root / relpath).stat().st_mtime):
+            continue
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(render(relpath, (root / relpath).read_text(encoding="utf-8")),
                        encoding="utf-8")
