@@ -12,6 +12,23 @@ def root() -> Path:
     return ROOT
 
 
+#: what every stored run's summary.json holds (coexist.data.SUMMARY), for tests that
+#: fake a run's files: a 2-flow run at 20 Mbit/s and 20 ms
+SUMMARY_PARAMS = {"capacity_bps": 20e6, "rtt_s": 0.02, "buffer_bdp": 1.0, "buffer_bytes": 50_000,
+                  "flows": "cubic:1,bbr:1", "duration_s": 5.0, "warmup_s": 1.0}
+
+
+def summary_doc(**fields) -> dict:
+    """A summary.json document with every field :data:`coexist.data.SUMMARY` requires,
+    ``fields`` replacing them (a bookkeeping fake, not data)."""
+    return {"run_id": "aaaaaa", "params": dict(SUMMARY_PARAMS), "flows": [], "gates": [],
+            "valid": True, "invalid_reasons": [], "wall_s": 10.0, "utilisation": None,
+            "jain_index": None, "bbr_share": None, "mean_queue_delay_s": None,
+            "bottleneck_drops": 0, "delay_line": None,
+            "provenance": {"commit": "abc", "kernel": "6.x", "cpu": "cpu", "tools": {},
+                           "time_utc": "2026-11-21T00:00:00+00:00"}, **fields}
+
+
 def built_tables(tmp_path: Path, bundled_only: bool = True) -> Path:
     """A tables directory as `coexist book` leaves it, filled from the committed tables."""
     import json

@@ -13,6 +13,8 @@ from coexist import data
 from coexist.params import ParameterError
 from coexist.testbed import campaign
 
+from .conftest import summary_doc
+
 ROOT = Path(__file__).resolve().parents[1]
 CAMPAIGNS = sorted((ROOT / "data" / "campaigns").glob("*.yaml"))
 
@@ -135,13 +137,9 @@ def _fake_run(root: Path, key: str, run_id: str):
         if kind != "flows":
             data.write_table(pd.DataFrame(columns=[f.name for f in data.SCHEMAS[kind]]),
                              d / fname, kind)
-    (d / "summary.json").write_text(json.dumps({
-        "run_id": run_id, "params": {}, "flows": [], "gates": [], "valid": True,
-        "invalid_reasons": [], "wall_s": 10.0,
-        "utilisation": 0.99, "jain_index": 0.99, "bbr_share": 10 / 19,
-        "mean_queue_delay_s": 0.01, "bottleneck_drops": 5,
-        "provenance": {"commit": "abc", "kernel": "6.x", "cpu": "cpu", "tools": {},
-                       "time_utc": "2026-11-21T00:00:00+00:00"}}))
+    (d / "summary.json").write_text(json.dumps(summary_doc(
+        run_id=run_id, utilisation=0.99, jain_index=0.99, bbr_share=10 / 19,
+        mean_queue_delay_s=0.01, bottleneck_drops=5)))
 
 
 def test_status_table_and_datapackage(tmp_path):
@@ -396,11 +394,11 @@ def _invalid_run(root: Path, name: str, *, steal_s: float | None, failed: list[s
     names = ["probe_rtt", "delay_lateness", "utilisation", "drops_only_at_bottleneck",
              "cca_confirmed", "flows_complete"]
     cpu = {} if steal_s is None else {"steal_s": steal_s}
-    (d / "summary.json").write_text(json.dumps({
-        "run_id": name, "params": {}, "flows": [],
-        "valid": False, "wall_s": 10.0, "invalid_reasons": failed,
-        "gates": [{"name": n, "passed": n not in failed} for n in names],
-        "provenance": {"cores": 2, "cpu_seconds_during_run": cpu}}))
+    (d / "summary.json").write_text(json.dumps(summary_doc(
+        run_id=name, valid=False, invalid_reasons=failed,
+        gates=[{"name": n, "passed": n not in failed} for n in names],
+        provenance={"cores": 2, "cpu_seconds_during_run": cpu, "kernel": "6.x",
+                    "time_utc": "2026-11-21T00:00:00+00:00"})))
 
 
 def test_disturbed_is_steal_above_one_percent_failing_timing_gates_only():
@@ -499,7 +497,8 @@ def test_runs_stopped_early_cost_part_of_a_run_in_the_estimate(tmp_path, monkeyp
     stopped = root / "_invalid" / f"{c.points[1].key}.s0" / "summary.json"
     doc = json.loads(stopped.read_text())
     assert c.points[1].exp.duration_s == 5
-    doc.update(stopped_early={"at_s": 0.5, "reason": "x"}, params={"duration_s": 5.0})
+    doc.update(stopped_early={"at_s": 0.5, "reason": "x"},
+               params={**doc["params"], "duration_s": 5.0})
     stopped.write_text(json.dumps(doc))
     st = campaign.status(c, tmp_path)
     assert st.invalid_length == pytest.approx(2.5 / 3)
@@ -522,7 +521,8 @@ def test_runs_stopped_early_count_for_their_time_against_the_hard_cap(tmp_path, 
                      failed=["delay_lateness", "flows_complete"])
         f = root / "_invalid" / f"{key}.{name}" / "summary.json"
         doc = json.loads(f.read_text())
-        doc.update(stopped_early={"at_s": at_s, "reason": "x"}, params={"duration_s": 5.0})
+        doc.update(stopped_early={"at_s": at_s, "reason": "x"},
+                   params={**doc["params"], "duration_s": 5.0})
         f.write_text(json.dumps(doc))
 
     for i in range(11):  # a: 11 disturbed runs stopped at 0.5 s: (0.5 + 4) / 9 each

@@ -27,10 +27,33 @@ def test_claim_formats_once_and_writes_the_figure_claims(tmp_path):
 
 @pytest.mark.parametrize("key,value,what", [
     ("Bad-Key", 1.0, "key"), ("tx_nan", float("nan"), "finite"),
-    ("tx_none", None, "a number or a text"), ("tx_bool", True, "a number or a text")])
+    ("tx_list", [1.0], "a number or a text"), ("tx_bool", True, "a number or a text")])
 def test_claim_refuses_bad_keys_and_values(tmp_path, key, value, what):
     with pytest.raises(ParameterError, match=what):
         claims.claim("T-X", key, value, out_dir=str(tmp_path))
+
+
+def test_a_claim_the_parameters_do_not_give_says_so(tmp_path):
+    """None (e.g. an error against measurements where none were made) is the explicit
+    "not available" claim, in the text and in the file; NaN stays an error."""
+    assert claims.claim("T-X", "tx_missing", None, "{:.2f}", str(tmp_path)) == \
+        claims.NOT_AVAILABLE
+    stored = claims.read(tmp_path / f"T-X{claims.SUFFIX}")["tx_missing"]
+    assert stored.text == stored.value == claims.NOT_AVAILABLE
+    assert claims.available(0.5, needs=0) is None and claims.available(0.5, needs=3) == 0.5
+
+
+def test_the_committed_claims_all_have_values():
+    """At the committed defaults every claim is available: "not available" is for a
+    reader's own parameters only."""
+    from coexist import ledger
+
+    files = [p for e in ledger.FIGURES
+             if (p := ledger.EXPECTED / f"{e.id}{claims.SUFFIX}").exists()]
+    assert len(files) > 20
+    missing = [(p.name, c.key) for p in files for c in claims.read(p).values()
+               if claims.NOT_AVAILABLE in c.text]
+    assert missing == []
 
 
 def test_compare_names_each_claim_that_moved(tmp_path):
@@ -98,3 +121,18 @@ def test_best_by_range_names_the_closest_model_per_range():
     assert claims.best_by_range(acc) == "1-2 BDP: b (0.10); 2-5 BDP: a (0.05)"
     assert claims.best_by_range(acc, worst=True) == "1-2 BDP: a (0.30); 2-5 BDP: b (0.20)"
     assert claims.best_by_range(acc.iloc[4:]) == "no range with a value"
+
+
+def test_a_rerun_answers_for_every_committed_claim(tmp_path):
+    """A run with other parameters that could not make a claim (its branch needs a
+    measurement the setting lacks) gets it as "not available"; the claims it made stay."""
+    committed = tmp_path / f"T-X{claims.SUFFIX}"
+    claims.write([claims.Claim("tx_a", 1.0, "1.00"), claims.Claim("tx_b", 2.0, "2.00")],
+                 committed)
+    out = tmp_path / "out"
+    claims.claim("T-Y", "tx_a", 3.0, "{:.2f}", str(out))
+    (out / f"T-Y{claims.SUFFIX}").rename(out / f"T-X{claims.SUFFIX}")
+    assert claims.complete("T-X", out, committed) == ["tx_b"]
+    made = claims.read(out / f"T-X{claims.SUFFIX}")
+    assert made["tx_a"].text == "3.00" and made["tx_b"].text == claims.NOT_AVAILABLE
+    assert claims.complete("T-X", out, committed) == []

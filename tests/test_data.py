@@ -457,9 +457,17 @@ def test_coverage_text_names_each_campaign_with_its_counts():
 
 
 @pytest.mark.parametrize(("edit", "match"), [
-    (lambda s: {**s, "valid": "false"}, r"field 'valid' = 'false' is not bool"),
-    (lambda s: {k: v for k, v in s.items() if k != "gates"}, r"field 'gates' = None"),
-    (lambda s: {**s, "wall_s": True}, r"field 'wall_s' = True is not int or float"),
+    (lambda s: {**s, "valid": "false"}, r"field 'valid' = 'false' is not true or false"),
+    (lambda s: {k: v for k, v in s.items() if k != "gates"}, r"field 'gates' is missing"),
+    (lambda s: {**s, "wall_s": True}, r"field 'wall_s' = True is not a number"),
+    (lambda s: {**s, "params": {}}, r"field 'params.capacity_bps' is missing"),
+    (lambda s: {**s, "utilisation": "high"}, r"field 'utilisation' = 'high' is not a number"),
+    (lambda s: {**s, "params": {**s["params"], "buffer_bytes": 0}},
+     r"field 'params.buffer_bytes' = 0 is not an integer in \[1, inf\]"),
+    (lambda s: {**s, "params": {**s["params"], "buffer_bytes": "1MB"}},
+     r"field 'params.buffer_bytes' = '1MB' is not an integer"),
+    (lambda s: {**s, "flows": [{**s["flows"][0], "share": 1.5}]},
+     r"field 'flows\[0\].share' = 1.5 is not a number in \[0, 1\]"),
     (lambda s: {**s, "gates": [{"name": "x", "passed": "yes"}]}, r"gates\[0\]"),
     (lambda s: {**s, "gates": [{"name": "x", "passed": False}], "valid": True},
      "a gate failed"),
@@ -476,7 +484,7 @@ def test_a_truncated_summary_is_refused(tmp_path):
     src = next((data.DATA / "runs" / "two_flow").glob("*/summary.json")).read_text()
     path = tmp_path / "summary.json"
     path.write_text(src[: len(src) // 2])
-    with pytest.raises(data.DataError, match="not a readable JSON summary"):
+    with pytest.raises(data.DataError, match="not a JSON run summary"):
         data.read_summary(path)
 
 
@@ -492,8 +500,8 @@ def test_a_repeated_row_is_refused_not_summed(tmp_path):
 
 def test_verify_refuses_a_resource_outside_the_data_directory(tmp_path):
     (tmp_path / "datapackage.json").write_text(json.dumps({"resources": [
-        {"name": "x", "path": "/etc/hostname", "sha256": "0"},
-        {"name": "y", "path": "../outside.csv", "sha256": "0"}]}))
+        {"name": "x", "path": "/etc/hostname", "sha256": "0" * 64},
+        {"name": "y", "path": "../outside.csv", "sha256": "0" * 64}]}))
     problems = data.verify(tmp_path)
     assert sum("must be relative and inside" in p for p in problems) == 2
 
@@ -598,7 +606,7 @@ def test_column_checks_give_the_rows_table(tmp_path, rows, covered):
     (_sockets([{}, {}]) + _sockets([{}]).splitlines(True)[1], 4),  # the same row twice
     (_sockets([{}]) + "1,2,3\n", 3),  # a short row
     (_sockets([{}, {}]).replace("\n0.5,", "\n\n0.5,"), 2),  # a blank line
-    (_sockets([{}, {"cwnd": str(2 ** 63)}]), None),  # beyond int64: read as the rows read it
+    (_sockets([{}, {"cwnd": str(2 ** 63)}]), 3),  # beyond int64: no table can hold it
 ])
 def test_a_table_the_column_checks_refuse_is_judged_line_by_line(tmp_path, text, line):
     """Whatever the column checks refuse gets the line-by-line reading's verdict: the same

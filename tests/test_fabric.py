@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from coexist import fabric, nash
+from coexist import data, fabric, nash
 
 
 def _csv(rows, trailing_header=False) -> str:
@@ -85,7 +85,7 @@ def test_fetch_without_network_raises_fetch_error(tmp_path, monkeypatch):
     monkeypatch.setattr(fabric, "BASE", (tmp_path / "nowhere").as_uri())
     with pytest.raises(fabric.FetchError, match="cannot fetch"):
         fabric.fetch(tmp_path / "cache", progress=False, slices=(1, 2))
-    with pytest.raises(FileNotFoundError, match="fetch"):
+    with pytest.raises(data.DataError, match="fetch"):
         fabric.load(tmp_path / "empty")
 
 
@@ -120,7 +120,7 @@ def test_bundled_copy_is_read_by_default_with_its_licence_and_its_two_stray_comm
     ('{"capacity_mbps": "50", "rtt_ms": 5, "source": "x"}', "capacity_mbps"),
     ('{"capacity_mbps": 50, "rtt_ms": -5, "source": "x"}', "rtt_ms"),
     ('{"capacity_mbps": 50, "rtt_ms": 5}', "source"),
-    ('{"capacity_mbps": 50, "rtt', "not a readable JSON"),
+    ('{"capacity_mbps": 50, "rtt', "not a JSON FABRIC setting"),
 ])
 def test_a_bad_setting_file_is_refused_naming_the_field(tmp_path, doc, match):
     from coexist.data import DataError

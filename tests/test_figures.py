@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from coexist import figures, paths
+from coexist import figures, ledger, paths
 
 
 def test_interactive_html_embeds_spec_local_bundle_and_static_fallback():
@@ -209,3 +209,29 @@ def test_craft_refuses_a_narrow_chart_pale_swatches_and_status_in_titles():
                    "12 mixes so far"):
         with pytest.raises(figures.FigureError, match="run status in a title"):
             check(solid.properties(width=wide, title=alt.TitleParams("T", subtitle=[status])))
+
+
+@pytest.mark.parametrize("e", ledger.FIGURES, ids=lambda e: e.id)
+def test_the_rerun_box_lists_every_parameter_and_commands_that_work(e):
+    """The box is the ledger's spec as a reader needs it: every parameter with its default
+    and range, each rule, and two commands that re-run the figure as written (the runner's
+    -p pair parses; papermill's -y YAML gives the same value)."""
+    import yaml
+
+    from coexist import runner
+    from coexist.params import describe
+
+    box = figures.rerun_box(e.id)
+    params = [p for p in e.spec.params if p.name != "out_dir"]
+    if not params:
+        assert f"{e.id} takes no parameters" in box
+        return
+    for p in params:
+        assert f"| `{p.name}` | `{figures._value_text(p.default)}` |" in box, p.name
+    for rule in e.spec.constraints:
+        assert f"`{describe(rule)}`" in box
+    command = re.search(rf"coexist figures --only {re.escape(e.id)} -p (\S+) (\S+)", box)
+    name, text = command.groups()
+    assert runner.resolve_overrides([e], [(name, text)])[e.id][name] == e.spec.get(name).default
+    raw = re.search(rf"papermill notebooks/{re.escape(e.notebook)} out.ipynb -y '(.*)'", box)
+    assert yaml.safe_load(raw.group(1)) == {name: e.spec.get(name).default}

@@ -130,8 +130,9 @@ def test_every_figure_page_keeps_its_code_one_click_away_and_prints_nothing_on_i
 @pytest.mark.parametrize("e", ledger.FIGURES, ids=lambda e: e.id)
 def test_every_figure_page_has_the_anatomy_of_a_papers_figure(e):
     """Title and question; the figure glued under its caption ("**Figure <id>.**") and its
-    provenance line; the result; then "How this figure is computed" and only then the code,
-    none of which prints: the page a reader meets before any code."""
+    provenance line; the result; the box that says how to re-run it; then "How this figure
+    is computed" and only then the code, none of which prints: the page a reader meets
+    before any code."""
     from coexist import figures, paths
 
     nb = nbformat.read(paths.ROOT / "notebooks" / e.notebook, as_version=4)
@@ -151,6 +152,9 @@ def test_every_figure_page_has_the_anatomy_of_a_papers_figure(e):
     assert f"{{glue:md}}`{key}_provenance:myst`" in prose[1], f"{e.id}: no provenance line"
     assert prose[-1].startswith("## How this figure is computed"), \
         f"{e.id}: the last prose must say how the figure is computed"
+    # the box with the figure's parameters and the commands that re-run it, above the code
+    assert prose[-2].rstrip().endswith(f"```{{glue:md}} {key}_rerun\n:format: myst\n```"), \
+        f"{e.id}: no Re-run box (figures.rerun_box) before the code"
     for cell in nb.cells[first_code:]:
         assert not re.search(r"\bprint\(", cell.source), f"{e.id}: {cell.source[:60]!r}"
 
@@ -214,3 +218,11 @@ def test_visible_code_fits_the_column():
             wide += [f"{path.name}: {line[:60]!r}" for line in src.splitlines()
                      if len(line) > CODE_COLUMN_CHARS]
     assert wide == []
+
+
+def test_every_figure_parameter_says_what_it_means():
+    """The Re-run box shows each parameter's meaning (its help, or the shared meaning of
+    its name): none is left blank."""
+    blank = [(e.id, p.name) for e in ledger.FIGURES for p in e.spec.params
+             if p.name != "out_dir" and not ledger.meaning(p)]
+    assert blank == []

@@ -7,13 +7,14 @@ from coexist.testbed import spec
 
 
 @pytest.mark.parametrize(("text", "bps"), [("50mbit", 50e6), ("100Mbps", 100e6),
-                                           ("1gbit", 1e9), ("2e7", 2e7), (5e6, 5e6),
+                                           ("1gbit", 1e9), ("2e7bit", 2e7), (5e6, 5e6),
                                            ("500kbit", 5e5)])
 def test_parse_rate(text, bps):
     assert spec.parse_rate(text) == pytest.approx(bps)
 
 
-@pytest.mark.parametrize("bad", ["fast", "50 furlongs", "0mbit", "2gbit", "-5mbit", True])
+@pytest.mark.parametrize("bad", ["fast", "50 furlongs", "0mbit", "2gbit", "-5mbit", True,
+                                 "2e7", "50", "nan", "infmbit", "1e400mbit", "1_0mbit"])
 def test_parse_rate_rejects_with_name_and_range(bad):
     with pytest.raises(ParameterError, match=r"'capacity'.*valid: .*between"):
         spec.parse_rate(bad)

@@ -36,12 +36,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from unittest.mock import patch
 
+from . import sidecars
 from .fluid import fanout
 from .params import ParameterError
 from .paths import (  # noqa: F401 (re-exported)
     BUNDLED_ONLY,
     MANIFEST,
     PAGE_SECONDS,
+    PAGE_SECONDS_SCHEMA,
     TABLES_ENV,
     tables_dir,
 )
@@ -75,7 +77,8 @@ def page_seconds(root: Path) -> dict[str, float]:
     committed record (empty when neither exists: Sphinx's own order is then kept)."""
     for path in (root / SECONDS_FILE, root / SECONDS_COMMITTED):
         if path.exists():
-            return {str(k): float(v) for k, v in json.loads(path.read_text()).items()}
+            record = sidecars.read_json(path, PAGE_SECONDS_SCHEMA, "page-seconds record")
+            return {str(k): float(v) for k, v in record.items()}
     return {}
 
 

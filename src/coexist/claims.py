@@ -33,6 +33,10 @@ SUFFIX = ".claims.csv"
 QUOTE = re.compile(r"\{glue(?::\w+)?\}`([^`:]+\.ipynb)::(\w+)")
 KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 COLUMNS = ["key", "value", "text"]
+#: the text (and stored value) of a claim that needs what the asked parameters do not give,
+#: e.g. an error against measurements at a setting where none were made: the page says so
+#: instead of stopping; the committed defaults never have it (a test says so)
+NOT_AVAILABLE = "not available at these parameters"
 
 
 @dataclass(frozen=True)
@@ -48,18 +52,23 @@ class Claim:
 _MADE: dict[str, dict[str, Claim]] = {}
 
 
-def claim(figure_id: str, key: str, value: float | int | str, fmt: str = "{:.2f}",
+def claim(figure_id: str, key: str, value: float | int | str | None, fmt: str = "{:.2f}",
           out_dir: str = "") -> str:
     """Make the claim ``key`` of ``figure_id``: glue ``fmt.format(value)`` and record it.
 
     ``key`` is lower-case letters, digits and underscores, unique within the book (start it
-    with the figure's id, e.g. ``mf1_ware_error``). ``value`` is a finite number or a text.
-    The claims of a figure are written to ``<figure_id>.claims.csv`` in ``out_dir``, or in
-    the directory a running book build keeps for figure tables when ``out_dir`` is empty
-    (nowhere outside a build). Returns the text.
+    with the figure's id, e.g. ``mf1_ware_error``). ``value`` is a finite number or a text,
+    or None where the parameters asked for do not give it (no measurement there): the claim
+    is then :data:`NOT_AVAILABLE`, in the text and in the file. A NaN is refused, so a
+    value that is missing by mistake still stops the notebook. The claims of a figure are
+    written to ``<figure_id>.claims.csv`` in ``out_dir``, or in the directory a running book
+    build keeps for figure tables when ``out_dir`` is empty (nowhere outside a build).
+    Returns the text.
     """
     if not KEY.match(key):
         raise invalid("key", key, "lower-case letters, digits and underscores, a letter first")
+    if value is None:
+        value, fmt = NOT_AVAILABLE, "{}"
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         try:
             value = value.item()  # numpy scalars
@@ -80,6 +89,28 @@ def claim(figure_id: str, key: str, value: float | int | str, fmt: str = "{:.2f}
     if where is not None:
         write(made.values(), Path(where) / f"{figure_id}{SUFFIX}")
     return text
+
+
+def complete(figure_id: str, out_dir: Path, committed: Path) -> list[str]:
+    """After a run with other parameters than the committed defaults: every claim the
+    committed file has that the run did not make (a branch for measurements the asked
+    setting has none of) is written as :data:`NOT_AVAILABLE`, so the claims file answers
+    for every number the page quotes. Returns the keys added."""
+    if not Path(committed).exists():
+        return []
+    path = Path(out_dir) / f"{figure_id}{SUFFIX}"
+    made = read(path) if path.exists() else {}
+    missing = [k for k in read(committed) if k not in made]
+    if missing:
+        write([*made.values(), *(Claim(k, NOT_AVAILABLE, NOT_AVAILABLE) for k in missing)],
+              path)
+    return missing
+
+
+def available(value: float, *, needs: int) -> float | None:
+    """``value``, or None (:data:`NOT_AVAILABLE`) when ``needs``, the number of measured
+    points it is computed from, is 0: a mean error over no measurement."""
+    return None if needs == 0 else value
 
 
 def best_by_range(accuracy, fmt: str = "{:.2f}", worst: bool = False) -> str:

@@ -20,7 +20,18 @@ from pathlib import Path
 
 import numpy as np
 
+from . import quantities
 from .params import Param, ParameterError, invalid
+
+#: Ware et al.'s competition time d (:data:`coexist.ledger.DURATION`'s range)
+DURATION_S = (1.0, 86_400.0)
+#: a fluid run's simulated time and its base RTTs (the fluid notebooks' ranges:
+#: :func:`coexist.ledger._trace_spec`, :data:`coexist.ledger.TRACE_RTT`)
+FLUID_DURATION_S = (0.5, 600.0)
+FLUID_RTT_S = (1e-4, 1.0)
+FLUID_CAPACITY_BPS = (1e4, 1e10)
+#: at most this many runs or pages at once (more threads than any machine has cores)
+MAX_JOBS = 256
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,6 +46,18 @@ def _number(name: str, kind: type, **limits) -> callable:
     def convert(text: str):
         try:
             return param.parse(text)
+        except ParameterError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = name
+    return convert
+
+
+def _quantity(parse: callable, name: str) -> callable:
+    """An argparse type from a :mod:`coexist.quantities` parser (a number with its unit)."""
+    def convert(text: str):
+        try:
+            return parse(text)
         except ParameterError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -58,6 +81,7 @@ def _figures(args: argparse.Namespace) -> int:
         return 0
     if args.scheduler:
         _check_scheduler(args.scheduler)
+    _check_out_dir(Path(args.out))
     results = runner.run(
         args.only,
         [tuple(p) for p in args.param],
@@ -143,6 +167,9 @@ def _pdf(args: argparse.Namespace) -> int:
     from . import pdf
 
     out = Path(args.out)
+    if out.is_dir():
+        raise invalid("out", args.out, "a PDF file path, not a directory")
+    _check_out_dir(out.parent)
     try:
         manifest = pdf.build(Path(args.html), out, progress=not args.quiet)
     except (FileNotFoundError, RuntimeError) as e:  # the book not built, or no Chromium
@@ -380,13 +407,25 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if result.valid else 3
 
 
-def _check_out_dir(out: Path) -> None:
-    """Refuse an output directory the run could not be written to, before the run."""
+def _check_out_dir(out: Path, name: str = "out") -> None:
+    """Refuse an output directory that could not be written to, before any work: a file,
+    a path below a file, or a directory (or its nearest existing parent) where a file
+    cannot be created, which is tried (root passes every permission check, not a
+    read-only file system or /proc)."""
+    import tempfile
+
     if out.exists() and not out.is_dir():
-        raise invalid("out", str(out), "a directory (or a path to create), not a file")
+        raise invalid(name, str(out), "a directory (or a path to create), not a file")
     parent = next((p for p in (out, *out.parents) if p.exists()), None)
-    if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise invalid("out", str(out), "a directory this user can create or write into")
+    valid = "a directory this user can create or write into"
+    if parent is None or not parent.is_dir():
+        raise invalid(name, str(out), valid)
+    try:
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=".coexist-write-test-")
+    except OSError as exc:
+        raise invalid(name, str(out), valid, exc.strerror or type(exc).__name__) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def format_run(s: dict) -> str:
@@ -503,14 +542,13 @@ def _rtt_range(text: str) -> tuple[float, float]:
     inside a number's exponent (``1e-2`` is one RTT); both ends are required."""
     import re
 
-    from .testbed import spec
 
     ends = re.split(r"(?<![eE])-", text.strip())
     valid = "one RTT or a range LOW-HIGH with LOW <= HIGH, each such as 40ms"
     if len(ends) > 2 or not all(e.strip() for e in ends):
         raise invalid("rtt", text, valid)
-    lo = spec.parse_time(ends[0], "rtt", 1e-4, 10.0, unit_required=True)
-    hi = spec.parse_time(ends[-1], "rtt", 1e-4, 10.0, unit_required=True)
+    lo = quantities.time(ends[0], "rtt", *FLUID_RTT_S, unit_required=True)
+    hi = quantities.time(ends[-1], "rtt", *FLUID_RTT_S, unit_required=True)
     if hi < lo:
         raise invalid("rtt", text, valid)
     return lo, hi
@@ -518,10 +556,9 @@ def _rtt_range(text: str) -> tuple[float, float]:
 
 def _fluid(args: argparse.Namespace) -> int:
     from .fluid import metrics, published, solve
-    from .testbed import spec
 
     ccas = _fluid_flows(args.ccas)
-    capacity = spec.parse_rate(args.capacity)
+    capacity = quantities.rate(args.capacity, "capacity", FLUID_CAPACITY_BPS)
     rtt_lo, rtt_hi = _rtt_range(args.rtt)
     if not 0 <= args.warmup < args.duration:  # before the simulation, not after it
         raise invalid("warmup", args.warmup, f"0 <= warm-up < duration ({args.duration:g} s)")
@@ -599,7 +636,7 @@ def build_parser() -> argparse.ArgumentParser:
     fig.add_argument("--accept", action="store_true",
                      help="copy regenerated tables and SVGs over the committed ones")
     fig.add_argument("--quiet", action="store_true", help="no progress bar")
-    fig.add_argument("--jobs", type=_number("jobs", int, low=1), default=1,
+    fig.add_argument("--jobs", type=_number("jobs", int, low=1, high=MAX_JOBS), default=1,
                      help="notebooks executed at once (default: 1)")
     fig.add_argument("--scheduler", metavar="ADDRESS",
                      help="Dask scheduler address: the notebooks' fluid-model runs go to its "
@@ -618,7 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
     cl.set_defaults(func=_claims)
 
     bk = sub.add_parser("book", help="build the book into _build/html, pages in parallel")
-    bk.add_argument("--jobs", type=_number("jobs", int, low=1), default=None,
+    bk.add_argument("--jobs", type=_number("jobs", int, low=1, high=MAX_JOBS), default=None,
                     help="pages executed at once (default: one per CPU)")
     bk.add_argument("--bundled-only", action="store_true",
                     help="leave fetched external data out, as `figures --check` does")
@@ -659,13 +696,18 @@ def build_parser() -> argparse.ArgumentParser:
                        default=None, help="total flows; CUBIC flows = flows - bbr flows")
     share.add_argument("--bbr-flows", type=_number("bbr_flows", int, low=0, high=100_000),
                        default=1)
-    share.add_argument("--capacity", type=_number("capacity_bps", float, low=0.0,
-                                                 low_open=True), default=100e6,
-                       help="bit/s, for per-flow rates and Ware's model (default 100e6)")
-    share.add_argument("--rtt", type=_number("rtt_s", float, low=0.0, low_open=True),
-                       default=0.04, help="base RTT in s, for Ware's model (default 0.04)")
-    share.add_argument("--duration", type=_number("duration_s", float, low=1.0),
-                       default=120.0, help="competition time for Ware's model, s")
+    share.add_argument("--capacity", default="100mbit",
+                       type=_quantity(lambda t: quantities.rate(t, "capacity"), "capacity"),
+                       help="bottleneck rate with its unit, for per-flow rates and Ware's "
+                            "model (default 100mbit; 10kbit to 100gbit)")
+    share.add_argument("--rtt", default="40ms", type=_quantity(
+                           lambda t: quantities.time(t, "rtt", *quantities.MODEL_RTT_S,
+                                                     unit_required=True), "rtt"),
+                       help="base RTT with its unit, for Ware's model (default 40ms)")
+    share.add_argument("--duration", default="120s", type=_quantity(
+                           lambda t: quantities.time(t, "duration", *DURATION_S), "duration"),
+                       help="competition time for Ware's model (default 120s; a bare number "
+                            "is seconds)")
     share.add_argument("--json", action="store_true")
     share.set_defaults(func=_share)
 
@@ -713,7 +755,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "max_attempts (resumable; exit 3 if a point was given up)")
     crun.add_argument("file", help="campaign file, e.g. data/campaigns/two_flow.yaml")
     crun.add_argument("--scheduler", help="Dask scheduler address: one run per worker")
-    crun.add_argument("--limit", type=_number("limit", int, low=1), default=None,
+    crun.add_argument("--limit", type=_number("limit", int, low=1, high=100_000), default=None,
                       help="stop after this many runs")
     crun.add_argument("--data", help="data directory (default: the book's data/)")
     crun.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -725,7 +767,8 @@ def build_parser() -> argparse.ArgumentParser:
     wait.add_argument("--no-steal-wait", dest="steal_limit", action="store_const",
                       const=None, help="start every run at once, whatever the steal "
                       "(the default)")
-    crun.add_argument("--steal-max-wait", type=_number("steal_max_wait", float, low=0.0),
+    crun.add_argument("--steal-max-wait", type=_number("steal_max_wait", float, low=0.0,
+                                                          high=86_400.0),
                       default=None, help="with --steal-limit: seconds to wait before running "
                       "anyway (default 600)")
     crun.add_argument("--again", action="store_true", help="give every point a fresh time "
@@ -749,12 +792,14 @@ def build_parser() -> argparse.ArgumentParser:
     frun.add_argument("--rtt", required=True,
                       help="base RTT, or a range spread over the flows: 40ms or 30ms-40ms")
     frun.add_argument("--buffer-bdp", required=True,
-                      type=_number("buffer_bdp", float, low=0.0, high=1000.0, low_open=True),
-                      help="buffer in BDP of the shortest RTT")
-    frun.add_argument("--duration", type=_number("duration", float, low=0.01, high=3600.0),
-                      default=10.0, help="simulated seconds (default 10)")
-    frun.add_argument("--warmup", type=_number("warmup", float, low=0.0), default=2.0,
-                      help="seconds left out of the metrics (default 2)")
+                      type=_number("buffer_bdp", float, low=0.01, high=1000.0),
+                      help="buffer in BDP of the shortest RTT (0.01 to 1000)")
+    frun.add_argument("--duration", default="10s", type=_quantity(
+                          lambda t: quantities.time(t, "duration", *FLUID_DURATION_S),
+                          "duration"), help="simulated time (default 10s; 0.5 s to 600 s)")
+    frun.add_argument("--warmup", default="2s", type=_quantity(
+                          lambda t: quantities.time(t, "warmup", 0.0, FLUID_DURATION_S[1]),
+                          "warmup"), help="time left out of the metrics (default 2s)")
     frun.add_argument("--aqm", choices=("droptail", "red"), default="droptail")
     frun.add_argument("--rtprop-expiry", action="store_true",
                       help="beyond the paper: BBR's RTprop takes the RTT sampled at each "
@@ -780,7 +825,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "drop what no page reads (make store)"),
                        ("verify", "recompute stored runs and require the same bits")):
         p = ssub.add_parser(name, help=text)
-        p.add_argument("--jobs", type=_number("jobs", int, low=1), default=None,
+        p.add_argument("--jobs", type=_number("jobs", int, low=1, high=MAX_JOBS), default=None,
                        help="runs computed at once (default: one per CPU)")
         p.add_argument("--scheduler", metavar="ADDRESS",
                        help="Dask scheduler address: the runs go to its cluster")

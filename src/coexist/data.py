@@ -23,7 +23,9 @@ import io
 import json
 import math
 import os
+import re
 import secrets
+import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,48 +33,73 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import sidecars
+from .params import ParameterError
 from .paths import DATA, ROOT  # noqa: F401 (ROOT re-exported)
+from .sidecars import DataError  # noqa: F401 (re-exported: the loaders' error)
 from .testbed.gates import disturbed, timing_only
 from .testbed.steal import steal_burst_s, steal_pct, steal_peak_pct  # noqa: F401 (re-exported)
 from .testbed.wakeups import stall_pct_max
 
+#: the bottleneck utilisation a run may report: the counters behind it are read apart from
+#: their time stamps by up to tens of ms under steal, which over the shortest span a
+#: utilisation is computed on (1 s, :data:`coexist.testbed.spec.MIN_UTILISATION_SPAN_S`)
+#: moves the ratio by a few %; the stored runs reach 1.069 (T-F1 draws them)
+UTILISATION_MAX = 1.10
+#: the congestion controls a stored flow can have (:data:`coexist.testbed.spec.KNOWN_CCAS`)
+CCAS = ("cubic", "bbr", "reno")
+def _delay_line(record: dict) -> str | None:
+    if not record:
+        return None  # no delay line (netem)
+    late = record.get("lateness_us")
+    ok = (isinstance(late, dict) and all(isinstance(late.get(k), (int, float))
+                                         and not isinstance(late.get(k), bool)
+                                         for k in ("p50", "p999", "max"))
+          and isinstance(record.get("cpu_fraction"), (int, float)))
+    return None if ok else "a delay line record needs lateness_us p50, p999, max and cpu_fraction"
 
-class DataError(ValueError):
-    """A data file does not match its schema, or its hash does not match the datapackage."""
 
-
-#: the fields every stored run's summary.json has, with their JSON types (the rest of the
-#: record is optional: it grew as the harness did)
-SUMMARY_FIELDS: dict[str, tuple[type, ...]] = {
-    "run_id": (str,), "params": (dict,), "flows": (list,), "gates": (list,),
-    "valid": (bool,), "invalid_reasons": (list,), "provenance": (dict,),
-    "wall_s": (int, float),
-}
+_POSITIVE = sidecars.number(low=0.0, test=lambda v: None if v > 0 else "must be above 0")
+_SHARE = sidecars.number(0.0, 1.0)
+#: the schema of a run's ``summary.json`` (:func:`read_summary`): what the readers of a
+#: summary use. Other fields are allowed (the record grew as the harness did).
+SUMMARY = sidecars.obj({
+    "run_id": sidecars.text(nonempty=True),
+    "params": sidecars.obj({
+        "capacity_bps": _POSITIVE, "rtt_s": _POSITIVE, "buffer_bdp": _POSITIVE,
+        "buffer_bytes": sidecars.integer(low=1), "flows": sidecars.text(nonempty=True),
+        "duration_s": _POSITIVE, "warmup_s": sidecars.number(low=0.0),
+    }),
+    "flows": sidecars.listing(sidecars.obj({
+        "flow": sidecars.integer(low=0), "cca": sidecars.text(CCAS),
+        "rtt_s": _POSITIVE, "goodput_bps": sidecars.number(low=0.0), "share": _SHARE,
+        "retransmits": sidecars.integer(low=0),
+    })),
+    "gates": sidecars.listing(sidecars.obj({"name": sidecars.text(),
+                                            "passed": sidecars.Key((bool,))})),
+    "valid": sidecars.Key((bool,)),
+    "invalid_reasons": sidecars.listing(sidecars.text()),
+    "provenance": sidecars.obj({"time_utc": sidecars.text(), "kernel": sidecars.text()}),
+    "wall_s": sidecars.number(low=0.0),
+    "utilisation": sidecars.number(0.0, UTILISATION_MAX, nullable=True),
+    "bbr_share": sidecars.number(0.0, 1.0, nullable=True),
+    "jain_index": sidecars.number(0.0, 1.0, nullable=True),
+    "mean_queue_delay_s": sidecars.number(low=0.0, nullable=True),
+    "bottleneck_drops": sidecars.integer(low=0),
+    "delay_line": sidecars.obj(nullable=True, test=_delay_line),
+    "campaign": sidecars.obj(required=False, nullable=True),
+})
+#: the fields every stored run's summary.json has (:data:`SUMMARY`'s required ones)
+SUMMARY_FIELDS: tuple[str, ...] = tuple(k for k, v in SUMMARY.fields.items() if v.required)
 
 
 def read_summary(path: Path) -> dict:
-    """A run's ``summary.json``, checked: readable JSON, every field of
-    :data:`SUMMARY_FIELDS` present with its type (``"valid": "false"`` is not a boolean),
-    and every gate a mapping with a text ``name`` and a boolean ``passed``. Anything else
-    raises :class:`DataError` naming the file and the field."""
-    path = Path(path)
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not a readable JSON summary ({exc})") from None
-    if not isinstance(summary, dict):
-        raise DataError(f"{path}: a summary is a JSON object, not {type(summary).__name__}")
-    for name, kinds in SUMMARY_FIELDS.items():
-        value = summary.get(name)
-        if name not in summary or not isinstance(value, kinds) or (
-                isinstance(value, bool) and bool not in kinds):
-            raise DataError(f"{path}: field {name!r} = {value!r} is not "
-                            f"{' or '.join(k.__name__ for k in kinds)}")
-    for i, gate in enumerate(summary["gates"]):
-        if not (isinstance(gate, dict) and isinstance(gate.get("name"), str)
-                and isinstance(gate.get("passed"), bool)):
-            raise DataError(f"{path}: gates[{i}] = {gate!r} needs a text 'name' and a boolean "
-                            "'passed'")
+    """A run's ``summary.json``, checked against :data:`SUMMARY`: a regular file of UTF-8
+    JSON, every field its readers use present with its type and in its range
+    (``"valid": "false"`` is not a boolean, a share above 1 or a ``buffer_bytes`` of 0 is
+    refused), and valid only if every gate passed. Anything else raises
+    :class:`DataError` naming the file and the field."""
+    summary = sidecars.read_json(Path(path), SUMMARY, "run summary")
     if summary["valid"] and not all(g["passed"] for g in summary["gates"]):
         raise DataError(f"{path}: 'valid' is true but a gate failed")
     return summary
@@ -86,10 +113,22 @@ class Field:
     description: str = ""
     nullable: bool = False
     minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] | None = None
+    """the vocabulary of a text column (None: any text without control characters)"""
 
 
-def _f(name, type_, unit="", description="", nullable=False, minimum=None) -> Field:
-    return Field(name, type_, unit, description, nullable, minimum)
+def _f(name, type_, unit="", description="", nullable=False, minimum=None, maximum=None,
+       choices=None) -> Field:
+    return Field(name, type_, unit, description, nullable, minimum, maximum, choices)
+
+
+#: the qdiscs the harness reads counters of (the bottleneck's is a bfifo)
+QDISCS = ("bfifo", "pfifo", "tbf", "htb")
+#: what may load the machine during a run (:data:`coexist.testbed.load.KINDS`)
+LOADS = ("none", "cpu", "book", "experiment")
+#: a control character in a text cell: no reader of a table means one
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 RUN_COLUMNS = [
@@ -104,39 +143,42 @@ RUN_COLUMNS = [
     _f("buffer_bytes", "integer", "byte", minimum=0),
     _f("flows_spec", "string", description="flow mix, CCA:COUNT[@RTT],..."),
     _f("load", "string", description="deliberate background load during the run "
-       "(none, cpu, book, experiment)"),
+       "(none, cpu, book, experiment)", choices=LOADS),
     _f("n_flows", "integer", minimum=1),
     _f("n_bbr", "integer", minimum=0),
     _f("duration_s", "number", "s", minimum=0),
     _f("warmup_s", "number", "s", minimum=0),
-    _f("utilisation", "number", "1", "bottleneck link utilisation after warm-up", minimum=0),
-    _f("jain_index", "number", "1", "Jain fairness of per-flow goodput", minimum=0),
+    _f("utilisation", "number", "1", "bottleneck link utilisation after warm-up", minimum=0,
+       maximum=UTILISATION_MAX),
+    _f("jain_index", "number", "1", "Jain fairness of per-flow goodput", minimum=0,
+       maximum=1),
     _f("bbr_share", "number", "1", "BBR flows' share of total goodput", nullable=True,
-       minimum=0),
+       minimum=0, maximum=1),
     _f("mean_queue_delay_s", "number", "s", "mean bottleneck queueing delay", minimum=0),
     _f("bottleneck_drops", "integer", "packet", minimum=0),
 ]
 FLOW_COLUMNS = [
     _f("flow", "integer", description="flow index in the run", minimum=0),
-    _f("cca", "string", description="congestion control (cubic, bbr, reno)"),
+    _f("cca", "string", description="congestion control (cubic, bbr, reno)", choices=CCAS),
     _f("flow_rtt_s", "number", "s", "this flow's base RTT", minimum=0),
     _f("goodput_bps", "number", "bit/s", "receiver goodput after warm-up", minimum=0),
-    _f("share", "number", "1", "share of the run's total goodput", minimum=0),
+    _f("share", "number", "1", "share of the run's total goodput", minimum=0, maximum=1),
     _f("retransmits", "integer", "packet", minimum=0),
 ]
 SCHEMAS: dict[str, list[Field]] = {
     "campaign": RUN_COLUMNS + FLOW_COLUMNS,
     "flows": [
-        _f("flow", "integer", minimum=0), _f("cca", "string"),
+        _f("flow", "integer", minimum=0), _f("cca", "string", choices=CCAS),
         _f("rtt_s", "number", "s", minimum=0), _f("group", "integer", minimum=0),
         _f("start_offset_s", "number", "s", "client start after the first client", minimum=0),
         _f("goodput_bps", "number", "bit/s", minimum=0),
         _f("bytes_received", "integer", "byte", minimum=0),
         _f("retransmits", "integer", "packet", minimum=0),
-        _f("iperf3_congestion", "string"), _f("share", "number", "1", minimum=0),
+        _f("iperf3_congestion", "string", choices=CCAS),
+        _f("share", "number", "1", minimum=0, maximum=1),
     ],
     "series": [
-        _f("flow", "integer", minimum=0), _f("cca", "string"),
+        _f("flow", "integer", minimum=0), _f("cca", "string", choices=CCAS),
         _f("rtt_s", "number", "s", minimum=0),
         _f("t_start_s", "number", "s", "interval start on the run clock", minimum=0),
         _f("t_end_s", "number", "s", minimum=0), _f("bytes", "integer", "byte", minimum=0),
@@ -144,8 +186,9 @@ SCHEMAS: dict[str, list[Field]] = {
     ],
     "sockets": [
         _f("t_s", "number", "s", "sample time on the run clock", minimum=0),
-        _f("flow", "integer", minimum=0), _f("cca_requested", "string"),
-        _f("local_port", "integer", minimum=0), _f("cca", "string", nullable=True),
+        _f("flow", "integer", minimum=0), _f("cca_requested", "string", choices=CCAS),
+        _f("local_port", "integer", minimum=0, maximum=65_535),
+        _f("cca", "string", nullable=True, choices=CCAS),
         _f("cwnd", "integer", "packet", nullable=True, minimum=0),
         _f("srtt_s", "number", "s", nullable=True, minimum=0),
         _f("minrtt_s", "number", "s", nullable=True, minimum=0),
@@ -161,7 +204,7 @@ SCHEMAS: dict[str, list[Field]] = {
            nullable=True),
     ],
     "queue": [
-        _f("t_s", "number", "s", minimum=0), _f("kind", "string"),
+        _f("t_s", "number", "s", minimum=0), _f("kind", "string", choices=QDISCS),
         _f("sent_bytes", "integer", "byte", minimum=0),
         _f("sent_packets", "integer", "packet", minimum=0),
         _f("drops", "integer", "packet", minimum=0),
@@ -185,6 +228,10 @@ def _open_text(path: Path):
     return open(path, encoding="utf-8", newline="")
 
 
+#: integers from this magnitude on do not fit a table's int64 columns: refused
+_INT_LIMIT = 2.0 ** 63
+
+
 def _convert(field: Field, text: str, where: str):
     if text == "":
         if field.nullable:
@@ -195,6 +242,9 @@ def _convert(field: Field, text: str, where: str):
             value = float(text)
             if not value.is_integer():
                 raise ValueError
+            if abs(value) >= _INT_LIMIT:
+                raise DataError(f"{where}: column {field.name!r} = {text!r} is beyond the "
+                                f"integers a table holds (|value| < 2**63)")
             value = int(value)
         elif field.type == "number":
             value = float(text)
@@ -205,6 +255,12 @@ def _convert(field: Field, text: str, where: str):
                 raise ValueError
             return text.lower() == "true"
         else:
+            if _CONTROL.search(text):
+                raise DataError(f"{where}: column {field.name!r} = {text!r} holds a control "
+                                "character")
+            if field.choices is not None and text not in field.choices:
+                raise DataError(f"{where}: column {field.name!r} = {text!r} is not one of "
+                                f"{', '.join(field.choices)}")
             return text
     except ValueError:
         raise DataError(f"{where}: column {field.name!r} = {text!r} is not a finite "
@@ -212,6 +268,9 @@ def _convert(field: Field, text: str, where: str):
     if field.minimum is not None and value < field.minimum:
         raise DataError(f"{where}: column {field.name!r} = {text!r} is below its minimum "
                         f"{field.minimum:g}")
+    if field.maximum is not None and value > field.maximum:
+        raise DataError(f"{where}: column {field.name!r} = {text!r} is above its maximum "
+                        f"{field.maximum:g}")
     return value
 
 
@@ -236,6 +295,15 @@ def _note_path(path: Path, schema: str) -> None:
         note_read(Path(parts[0]).name.split(".")[0])
 
 
+def schema_fields(schema: str) -> list[Field]:
+    """The columns of the table kind ``schema``; an unknown kind is refused naming the
+    kinds there are."""
+    if schema not in SCHEMAS:
+        raise ParameterError(f"parameter 'schema' = {schema!r} is invalid; valid: one of "
+                             f"{', '.join(repr(s) for s in SCHEMAS)}")
+    return SCHEMAS[schema]
+
+
 def load_table(path: Path, schema: str) -> pd.DataFrame:
     """Read a CSV (optionally .gz) and check every row against ``SCHEMAS[schema]``; a row
     repeated exactly (which every sum would count twice) is refused.
@@ -244,20 +312,21 @@ def load_table(path: Path, schema: str) -> pd.DataFrame:
     a cell at a time; a table they do not pass, or one they do not cover, is read again
     line by line (:func:`_rows`), which gives the same table or the first offending line.
     """
+    fields = schema_fields(schema)
     _note_path(path, schema)
-    fields = SCHEMAS[schema]
+    raw = sidecars.read_bytes(path, "table")  # a regular file: a FIFO would block the reader
     try:
-        raw = Path(path).read_bytes()
         text = (gzip.decompress(raw) if Path(path).suffix == ".gz" else raw).decode("utf-8")
         rows = list(csv.reader(io.StringIO(text, newline="")))
-    except (OSError, EOFError, UnicodeDecodeError, csv.Error):
+    except (OSError, EOFError, UnicodeDecodeError, csv.Error, zlib.error):
         rows = None  # the line-by-line reading says what is wrong, and where
+    else:
+        if text and not text.endswith("\n"):  # every table is written line by line
+            raise DataError(f"{path}: the last line has no line end: the file was cut short")
     table = _columns(rows, fields) if rows else None
     return _rows(path, schema) if table is None else table
 
 
-#: integers from this magnitude on do not fit int64 (``_rows`` keeps them another way)
-_INT_LIMIT = 2.0 ** 63
 
 
 def _columns(rows: list[list[str]], fields: list[Field]) -> pd.DataFrame | None:
@@ -279,6 +348,11 @@ def _columns(rows: list[list[str]], fields: list[Field]) -> pd.DataFrame | None:
             columns[f.name] = [None] * len(cells)
             continue
         if f.type == "string":
+            present_text = {v for v in cells if v}
+            if f.choices is not None and not present_text <= set(f.choices):
+                return None
+            if f.choices is None and _CONTROL.search("".join(present_text)):
+                return None
             columns[f.name] = [None if v == "" else v for v in cells] if empty else list(cells)
             continue
         if f.type == "boolean":
@@ -302,6 +376,8 @@ def _columns(rows: list[list[str]], fields: list[Field]) -> pd.DataFrame | None:
         if not np.isfinite(present).all():
             return None
         if f.minimum is not None and (present < f.minimum).any():
+            return None
+        if f.maximum is not None and (present > f.maximum).any():
             return None
         if f.type == "integer":
             if (np.floor(present) != present).any() or (np.abs(present) >= _INT_LIMIT).any():
@@ -346,7 +422,7 @@ def _rows(path: Path, schema: str) -> pd.DataFrame:
 
 def write_table(df: pd.DataFrame, path: Path, schema: str) -> None:
     """Write ``df`` with exactly the schema's columns, atomically (tmp file + rename)."""
-    names = [f.name for f in SCHEMAS[schema]]
+    names = [f.name for f in schema_fields(schema)]
     missing = [n for n in names if n not in df.columns]
     if missing:
         raise DataError(f"table for {path} lacks columns {missing}")
@@ -431,6 +507,14 @@ def build_datapackage(data_dir: Path = DATA) -> dict:
             "licenses": [{"name": "CC-BY-4.0"}], "resources": resources}
 
 
+#: the provenance ``benchmarks/authors_reference.py`` records beside the authors' outputs
+AUTHORS_META = sidecars.obj({
+    **{k: sidecars.Key((str, dict, list)) for k in ("command", "source", "commit", "paper",
+                                                    "entry_points", "host")},
+    "runs": sidecars.listing(sidecars.obj({"python": sidecars.text(),
+                                           "time_utc": sidecars.text()}), nonempty=True)})
+
+
 def _reference_resources(data_dir: Path) -> list[dict]:
     """The outputs of the source papers' own code under ``reference/`` (made by
     ``benchmarks/authors_reference.py``), with the provenance that script recorded."""
@@ -438,7 +522,7 @@ def _reference_resources(data_dir: Path) -> list[dict]:
     meta_path = ref / "authors_fluid.json"
     if not meta_path.exists():
         return _model_resources(ref, data_dir)
-    meta = json.loads(meta_path.read_text())
+    meta = sidecars.read_json(meta_path, AUTHORS_META, "reference provenance")
     provenance = {"produced_by": meta["command"], "source": meta["source"],
                   "commit": meta["commit"], "paper": meta["paper"],
                   "entry_points": meta["entry_points"], "host": meta["host"],
@@ -490,7 +574,8 @@ def _model_resources(ref: Path, data_dir: Path) -> list[dict]:
         out.append({"name": name.replace("_", "-"), "path": [_rel(f, data_dir) for f in files],
                     "format": "csv", "description": what,
                     "sha256": {_rel(f, data_dir): sha256(f) for f in files},
-                    "provenance": json.loads(meta_path.read_text())})
+                    "provenance": sidecars.read_json(meta_path, sidecars.obj(),
+                                                     "table provenance")})
     return out
 
 
@@ -555,11 +640,49 @@ def write_datapackage(data_dir: Path = DATA) -> Path:
     return path
 
 
+def _sha256_text(value: str) -> str | None:
+    ok = len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    return None if ok else "a sha256 is 64 lower-case hex digits"
+
+
+def _digests(value: str | dict) -> str | None:
+    for digest in [value] if isinstance(value, str) else value.values():
+        why = _sha256_text(digest) if isinstance(digest, str) else "a sha256 is a text"
+        if why:
+            return why
+    return None
+
+
+def _paths(value: str | list) -> str | None:
+    paths = [value] if isinstance(value, str) else value
+    ok = paths and all(isinstance(p, str) and p and not _CONTROL.search(p) for p in paths)
+    return None if ok else "a path or a non-empty list of paths, without control characters"
+
+
+def _hashes(resource: dict) -> str | None:
+    """A resource's ``sha256`` is one digest for one ``path``, or a map from each of its
+    paths to a digest."""
+    digests, path = resource["sha256"], resource["path"]
+    if isinstance(digests, str):
+        return None if isinstance(path, str) else "one sha256 needs one path"
+    paths = [path] if isinstance(path, str) else path
+    return None if set(digests) == set(paths) else "the sha256 map names other paths than path"
+
+
+_DIGEST = sidecars.text(test=_sha256_text)
+#: what :func:`verify` reads of ``datapackage.json``: every resource's path(s) and hash(es)
+DATAPACKAGE = sidecars.obj({"resources": sidecars.listing(sidecars.obj({
+    "name": sidecars.text(nonempty=True),
+    "path": sidecars.Key((str, list), test=_paths),
+    "sha256": sidecars.Key((str, dict), test=_digests),
+}, test=_hashes))})
+
+
 def verify(data_dir: Path = DATA) -> list[str]:
     """Check every hash in datapackage.json against the files, and that every data file
     under ``runs/`` is described. Returns the problems found (empty when consistent)."""
     data_dir = Path(data_dir)
-    pkg = json.loads((data_dir / "datapackage.json").read_text())
+    pkg = sidecars.read_json(data_dir / "datapackage.json", DATAPACKAGE, "datapackage")
     problems, described = [], set()
     for res in pkg["resources"]:
         hashes = res["sha256"] if isinstance(res["sha256"], dict) else {res["path"]: res["sha256"]}
@@ -572,6 +695,8 @@ def verify(data_dir: Path = DATA) -> list[str]:
                                 f"{data_dir}")
             elif not p.exists():
                 problems.append(f"{rel}: listed in datapackage.json but missing")
+            elif not p.is_file():
+                problems.append(f"{rel}: listed in datapackage.json but not a regular file")
             elif sha256(p) != digest:
                 problems.append(f"{rel}: sha256 differs from datapackage.json")
     on_disk = {_rel(p, data_dir) for top in ("runs", "reference", "model-runs", "external")
@@ -664,10 +789,10 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "reasons": "; ".join(s["invalid_reasons"]),
             "failed_gates": ",".join(g["name"] for g in s["gates"] if not g["passed"]),
             "utilisation": s["utilisation"],
-            "probe_offset_ms": gates["probe_rtt"]["value"],
+            "probe_offset_ms": gates.get("probe_rtt", {}).get("value"),
             "lateness_p999_ms": dl["lateness_us"]["p999"] / 1e3 if dl else None,
             "delay_cpu_pct": 100 * dl["cpu_fraction"] if dl else None,
-            "other_drops": gates["drops_only_at_bottleneck"]["value"],
+            "other_drops": gates.get("drops_only_at_bottleneck", {}).get("value"),
             "bbr_share": s["bbr_share"], "jain_index": s["jain_index"],
             "mean_queue_delay_s": s["mean_queue_delay_s"], "load": s.get("load", "none"),
             "loadavg_start": (s["provenance"].get("loadavg_1_5_15") or {}).get("start",

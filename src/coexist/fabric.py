@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import urllib.error
 import urllib.request
@@ -32,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import nash, paths
+from . import nash, paths, settings, sidecars
 
 REPO = "ashutoshs25/bbr-dominance-experiments"
 #: the bundled copy (unchanged files, with their licence and source)
@@ -42,6 +41,10 @@ BASE = f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/Nash_equilibirium_exp
 SLICES = tuple(range(1, 13))
 N_FLOWS = 50
 HEADER = ["N_bdp", "flow", "trial", "bits_per_second"]
+_POSITIVE = sidecars.number(low=0.0, test=lambda v: None if v > 0 else "must be above 0")
+#: a slice's ``setting.json`` (written by :func:`fetch` from the slice's notebook)
+SETTING = sidecars.obj({"capacity_mbps": _POSITIVE, "rtt_ms": _POSITIVE,
+                        "source": sidecars.text(nonempty=True)})
 ALGORITHMS = ("bbr", "cubic")
 
 
@@ -67,13 +70,12 @@ class Problem:
 def external_allowed() -> bool:
     """False while figures are checked against their committed tables, which come from
     bundled data only (``COEXIST_BUNDLED_ONLY=1``, set by ``coexist figures --check``)."""
-    return os.environ.get(paths.BUNDLED_ONLY) != "1"
+    return not settings.flag(paths.BUNDLED_ONLY)
 
 
 def cache_dir() -> Path:
     """Where fetched files live: ``$COEXIST_CACHE/fabric`` or ``~/.cache/coexist/fabric``."""
-    root = os.environ.get("COEXIST_CACHE") or Path.home() / ".cache" / "coexist"
-    return Path(root) / "fabric"
+    return (settings.directory("COEXIST_CACHE") or Path.home() / ".cache" / "coexist") / "fabric"
 
 
 def parse_csv(text: str, source: str) -> tuple[pd.DataFrame, list[Problem]]:
@@ -81,13 +83,15 @@ def parse_csv(text: str, source: str) -> tuple[pd.DataFrame, list[Problem]]:
     problems: list[Problem] = []
     lines = text.splitlines()
     if not lines:
-        raise ValueError(f"{source}: empty file; expected the header {','.join(HEADER)}")
+        raise sidecars.DataError(f"{source}: empty file; expected the header "
+                                 f"{','.join(HEADER)}")
     head = lines[0].strip().split(",")
     if head[-1] == "" and head[:-1] == HEADER:
         problems.append(Problem(source, 1, lines[0], "trailing comma in the header", True))
         head = head[:-1]
     if head != HEADER:
-        raise ValueError(f"{source}:1: header {lines[0]!r}; expected {','.join(HEADER)}")
+        raise sidecars.DataError(f"{source}:1: header {lines[0]!r}; expected "
+                                 f"{','.join(HEADER)}")
     rows = []
     seen: dict[str, int] = {}
     for i, line in enumerate(lines[1:], start=2):
@@ -111,10 +115,10 @@ def parse_csv(text: str, source: str) -> tuple[pd.DataFrame, list[Problem]]:
         except ValueError:
             problems.append(Problem(source, i, line, "a field is not a number", False))
             continue
-        if not (n_bdp > 0 and 0 <= flow <= N_FLOWS and trial >= 1 and math.isfinite(bps)
-                and bps >= 0):
+        if not (math.isfinite(n_bdp) and n_bdp > 0 and 0 <= flow <= N_FLOWS and trial >= 1
+                and math.isfinite(bps) and bps >= 0):
             problems.append(Problem(source, i, line,
-                                    f"out of range (N_bdp > 0, flow in 0..{N_FLOWS}, "
+                                    f"out of range (finite N_bdp > 0, flow in 0..{N_FLOWS}, "
                                     "trial >= 1, bits_per_second >= 0)", False))
             continue
         rows.append((n_bdp, flow, trial, bps))
@@ -168,22 +172,7 @@ def read_setting(path: Path) -> dict:
     """A slice's ``setting.json``: capacity (Mbit/s) and RTT (ms) as positive finite numbers
     and the text naming their source; anything else raises :class:`coexist.data.DataError`
     naming the file and the field."""
-    from .data import DataError
-
-    try:
-        setting = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not a readable JSON setting ({exc})") from None
-    if not isinstance(setting, dict):
-        raise DataError(f"{path}: a setting is a JSON object")
-    for name in ("capacity_mbps", "rtt_ms"):
-        value = setting.get(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                math.isfinite(value) and value > 0):
-            raise DataError(f"{path}: field {name!r} = {value!r} is not a positive number")
-    if not isinstance(setting.get("source"), str):
-        raise DataError(f"{path}: field 'source' = {setting.get('source')!r} is not a text")
-    return setting
+    return sidecars.read_json(Path(path), SETTING, "FABRIC setting")
 
 
 def load(root: Path | None = None) -> tuple[pd.DataFrame, list[Problem]]:
@@ -194,7 +183,8 @@ def load(root: Path | None = None) -> tuple[pd.DataFrame, list[Problem]]:
     root = Path(root) if root is not None else BUNDLED
     slices = sorted(p for p in root.glob("slice_*") if (p / "setting.json").exists())
     if not slices:
-        raise FileNotFoundError(f"no FABRIC slice under {root}; run coexist.fabric.fetch()")
+        raise sidecars.DataError(f"{root}: no FABRIC slice (slice_*/setting.json) here; "
+                                 "coexist.fabric.fetch() downloads them")
     parts, problems = [], []
     for d in slices:
         setting = read_setting(d / "setting.json")
@@ -203,7 +193,7 @@ def load(root: Path | None = None) -> tuple[pd.DataFrame, list[Problem]]:
             f = d / f"{algo}_results.csv"
             shown = f.relative_to(BUNDLED.parents[2]) if f.is_relative_to(BUNDLED.parents[2]) \
                 else f  # the bundled copy by its path in the repository
-            table, found = parse_csv(f.read_text(encoding="utf-8"), str(shown))
+            table, found = parse_csv(sidecars.read_text(f, "FABRIC results file"), str(shown))
             problems += found
             per_algo[algo] = table.groupby(["N_bdp", "flow", "trial"]).bits_per_second.sum()
         both = pd.concat(per_algo, axis=1).reset_index()

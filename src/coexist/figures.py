@@ -7,6 +7,7 @@ pixels, can be compared in CI.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -236,7 +237,7 @@ def check_campaigns(figure_id: str) -> None:
 
     if figure_id not in ledger.BY_ID:
         return
-    declared = set(ledger.BY_ID[figure_id].campaigns)
+    declared = set(ledger.entry(figure_id).campaigns)
     if "*" in declared:
         return
     undeclared = sorted(data.CAMPAIGNS_READ - declared)
@@ -420,6 +421,87 @@ def provenance(figure_id: str) -> str:
             f"{checked}{data}.")
 
 
+def _value_text(value) -> str:
+    """A parameter value as ``coexist figures -p`` takes it (lists comma-separated)."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(_value_text(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _yaml_text(value) -> str:
+    """A parameter value as papermill's ``-y`` takes it (YAML)."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_yaml_text(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value) if isinstance(value, int) else json.dumps(value)
+
+
+def _range_cell(p) -> str:
+    """A parameter's valid values, compact for a table cell: ``0.01 ≤ x ≤ 1000``, ``an
+    integer, 2 ≤ x ≤ 5000``, ``a list, each 0.05 ≤ x ≤ 1000``, ``one of ...``."""
+    if p.choices is not None:
+        return "one of " + ", ".join(f"`{c}`" for c in p.choices)
+    kind = p.item if p.kind is list else p.kind
+    if kind is bool:
+        return "true or false"
+    if kind is str:
+        return "a list of names" if p.kind is list else "a text"
+    parts = []
+    if p.low is not None:
+        parts.append(f"{p.low:g} {'<' if p.low_open else '≤'} ")
+    parts.append("x")
+    if p.high is not None:
+        parts.append(f" {'<' if p.high_open else '≤'} {p.high:g}")
+    bound = "".join(parts) if len(parts) > 1 else "any"
+    what = "an integer, " if kind is int else ""
+    return (f"a list, each {what}{bound}" if p.kind is list else f"{what}{bound}")
+
+
+def rerun_box(figure_id: str) -> str:
+    """MyST for a collapsed "Re-run this figure" box, generated from the figure's ledger
+    entry: every parameter it accepts (name, default, valid values, meaning), the rules
+    between them, and the commands that re-run it with other values, through the book's
+    runner and through plain papermill."""
+    from . import ledger
+    from .params import describe
+
+    e = ledger.entry(figure_id)
+    params = [p for p in e.spec.params if p.name != ledger.OUT_DIR.name]
+    rows = ["| Parameter | Default | Valid values | Meaning |", "| --- | --- | --- | --- |"]
+    for p in params:
+        valid = _range_cell(p).replace("|", "\\|")
+        rows.append(f"| `{p.name}` | `{_value_text(p.default)}` | {valid} | "
+                    f"{ledger.meaning(p) or '-'} |")
+    example = next((p for p in params if p.kind in (int, float)), params[0]) if params else None
+    lines = ["````{admonition} Re-run this figure with other parameters",
+             ":class: dropdown", ""]
+    if example is None:
+        lines += [f"{e.id} takes no parameters: `coexist figures --only {e.id}` re-runs it.",
+                  "````"]
+        return "\n".join(lines)
+    lines += [f"{e.id} accepts {len(params)} parameters; any value in the range shown gives "
+              "the figure, and a value outside it, or an unknown name, is refused in one "
+              "line before anything runs.", "", *rows, ""]
+    if e.spec.constraints:
+        rules = "; ".join(f"`{describe(r)}`" for r in e.spec.constraints)
+        lines += [f"Between parameters: {rules}. A combination that breaks a rule is "
+                  "refused naming it.", ""]
+    value = _value_text(example.default)
+    lines += ["With the book's runner (tables and SVG in `build/figures`):", "",
+              "```bash", f"coexist figures --only {e.id} -p {example.name} {value}", "```",
+              "", "or with papermill directly:", "", "```bash",
+              f"papermill notebooks/{e.notebook} out.ipynb -y "
+              f"'{{{example.name}: {_yaml_text(example.default)}}}'", "```",
+              "", "Repeat `-p NAME VALUE` for more parameters (a list is comma-separated, "
+              "e.g. `-p NAME 1,2,3`).", "````"]
+    return "\n".join(lines)
+
+
 def page_key(figure_id: str) -> str:
     """The prefix of the names a figure's page glues: its id in lower case without its
     punctuation (M-F1: ``mf1``, S-F4-5-11-12: ``sf451112``)."""
@@ -438,6 +520,15 @@ def glue(name: str, value, display: bool = False) -> None:
     nb_glue(name, value, display=display)
 
 
+def glue_sentence(name: str, text: str) -> None:
+    """Glue a sentence of a caption or paragraph that depends on the parameters (e.g. what
+    is missing at them) as Markdown, which the page shows with ``{glue:md}`name```, in the
+    text's own weight (``{glue:text}`` sets a value in bold)."""
+    from IPython.display import Markdown
+
+    glue(name, Markdown(text))
+
+
 def show(chart, figure_id: str) -> None:
     """Show a figure (a chart, or HTML) and its provenance line under it.
 
@@ -446,7 +537,9 @@ def show(chart, figure_id: str) -> None:
     ``{glue:figure}`` and its caption, the line with ``{glue:md}`<key>_provenance:myst```
     (read as MyST, so its ``{download}`` links resolve), and tags this cell
     ``remove-output`` so the figure is not shown twice. Run in Jupyter, the cell shows
-    both where it runs.
+    both where it runs. The figure's "Re-run" box (:func:`rerun_box`) is glued as
+    ``<key>_rerun``, which the page shows with a ``{glue:md}`` directive (``:format:
+    myst``) above its code.
     """
     from IPython.display import SVG, Markdown, display
 
@@ -457,6 +550,7 @@ def show(chart, figure_id: str) -> None:
     key = page_key(figure_id)
     glue(f"{key}_figure", shown)
     glue(f"{key}_provenance", line)
+    glue(f"{key}_rerun", Markdown(rerun_box(figure_id)))
 
 
 def listing(obj) -> None:

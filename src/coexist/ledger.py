@@ -15,6 +15,7 @@ from typing import Any
 
 from .params import Param, ParameterError, Spec, at_most, ordered, within
 from .paths import EXPECTED, NOTEBOOKS, ROOT  # noqa: F401 (re-exported)
+from .quantities import MODEL_CAPACITY_BPS, MODEL_RTT_S
 
 
 @dataclass(frozen=True)
@@ -42,14 +43,51 @@ class Entry:
 
 OUT_DIR = Param("out_dir", str, "", help="where to write <id>.svg and <id>.csv; empty: nowhere")
 
+#: what a parameter means where its declaration says nothing (:func:`meaning`): names the
+#: figures share keep one meaning; units are in the names
+MEANINGS = {
+    "buffer_bdp": "bottleneck buffer, BDP", "buffers_bdp": "bottleneck buffers, BDP",
+    "buffer_min_bdp": "smallest buffer on the curve, BDP",
+    "buffer_max_bdp": "largest buffer on the curve, BDP",
+    "capacity_mbps": "bottleneck capacity, Mbit/s", "capacities_mbps": "bottleneck "
+    "capacities, Mbit/s (one panel each)", "capacity_pps": "bottleneck capacity C, packets/s",
+    "d_s": "propagation delay d, s", "d_grid": "propagation delays of the eigenvalue grid, s",
+    "n_grid": "flow counts of the eigenvalue grid", "n_flows": "flows sharing the bottleneck",
+    "n_points": "buffer sizes on the curve", "rtts_ms": "base RTTs, ms (one panel each)",
+    "rtt_min_ms": "shortest base RTT of the senders, ms",
+    "rtt_max_ms": "longest base RTT of the senders, ms",
+    "duration_s": "simulated time per run, s", "warmup_s": "discarded start of each run, s",
+    "step_us": "integration step, us", "flow_counts": "flow counts offered",
+    "fluid_buffers_bdp": "buffers at which the fluid model is run, BDP",
+    "fluid_capacity_mbps": "capacity of the fluid-model runs, Mbit/s",
+    "fluid_duration_s": "simulated time per fluid run, s",
+    "fluid_flows": "flows in the fluid model's equilibrium search",
+    "fluid_rtts_ms": "base RTTs of the fluid-model runs, ms",
+    "fluid_step_us": "integration step of the fluid runs, us",
+    "group_rtts_ms": "base RTT of each group of senders, ms",
+    "group_size": "senders per RTT group",
+    "min_period_s": "shortest period the search considers, s",
+    "max_period_s": "longest period the search considers, s",
+    "remedy_capacities_mbps": "capacities of the de-synchronised ProbeRTT runs, Mbit/s",
+    "remedy_rtt_ms": "base RTT of the de-synchronised ProbeRTT runs, ms",
+    "ten_warmup_s": "discarded start of the ten-sender runs, s",
+}
+
+
+def meaning(p: Param) -> str:
+    """What parameter ``p`` means, for a reader: its own help, else :data:`MEANINGS`."""
+    return p.help or MEANINGS.get(p.name, "")
+
 
 def _p(name: str, kind: type, default: Any, **kw: Any) -> Param:
     return Param(name, kind, default, **kw)
 
 
-CAPACITY = _p("capacity_mbps", float, 50.0, low=0.0, high=100_000.0, low_open=True,
-              help="bottleneck capacity, Mbit/s")
-RTT = _p("rtt_ms", float, 40.0, low=0.0, high=10_000.0, low_open=True,
+# the closed form's plausible ranges: 10 kbit/s to 100 Gbit/s, 10 us to 10 s (the same as
+# `coexist model share`'s, :data:`coexist.quantities.MODEL_CAPACITY_BPS` and MODEL_RTT_S)
+CAPACITY = _p("capacity_mbps", float, 50.0, low=MODEL_CAPACITY_BPS[0] / 1e6,
+              high=MODEL_CAPACITY_BPS[1] / 1e6, help="bottleneck capacity, Mbit/s")
+RTT = _p("rtt_ms", float, 40.0, low=MODEL_RTT_S[0] * 1e3, high=MODEL_RTT_S[1] * 1e3,
          help="base round-trip time, ms")
 BUF_MIN = _p("buffer_min_bdp", float, 1.05, low=1.0, high=1000.0, low_open=True,
              help="smallest buffer, BDP (the model needs more than 1 BDP)")
@@ -68,7 +106,7 @@ def _spec(*params: Param, rules: tuple = ()) -> Spec:
 
 
 # the fluid model's trace setting (Scherrer §4.2): 100 Mbit/s, RTT 2 x (10 + 5.6) ms, 1 BDP
-FLUID_CAPACITY = _p("capacity_mbps", float, 100.0, low=0.0, high=10_000.0, low_open=True,
+FLUID_CAPACITY = _p("capacity_mbps", float, 100.0, low=0.01, high=10_000.0,
                     help="bottleneck capacity, Mbit/s")
 TRACE_RTT = _p("rtt_ms", float, 31.2, low=0.1, high=1000.0, help="base RTT, ms")
 TRACE_BUFFER = _p("buffer_bdp", float, 1.0, low=0.01, high=100.0, help="buffer, BDP")
@@ -150,8 +188,8 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
     Entry("derive-fluid-network", "derive_fluid_network.ipynb", "derivation",
           "The network fluid model (Scherrer eqs. 1-8)",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
-                _p("buffer_pkts", float, 250.0, low=0.0, low_open=True))),
+          _spec(_p("capacity_mbps", float, 100.0, low=0.01, high=10_000.0),
+                _p("buffer_pkts", float, 250.0, low=1.0, high=1e6))),
     Entry("derive-fluid-reno", "derive_fluid_reno.ipynb", "derivation",
           "Reno in the fluid model (Scherrer eq. 39)", _trace_spec(20.0, 1.0)),
     Entry("derive-fluid-cubic", "derive_fluid_cubic.ipynb", "derivation",
@@ -179,9 +217,9 @@ ENTRIES: tuple[Entry, ...] = (
                 rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("M-F3", "fig_m_f3.ipynb", "figure",
           "Predicted BBR throughput, 1 CUBIC vs 1 BBR, four network settings",
-          _spec(_p("capacities_mbps", list, [50.0, 100.0], low=0.0, high=100_000.0,
-                   low_open=True, help="bottleneck capacities, Mbit/s"),
-                _p("rtts_ms", list, [40.0, 80.0], low=0.0, high=10_000.0, low_open=True,
+          _spec(_p("capacities_mbps", list, [50.0, 100.0], low=CAPACITY.low,
+                   high=CAPACITY.high, help="bottleneck capacities, Mbit/s"),
+                _p("rtts_ms", list, [40.0, 80.0], low=RTT.low, high=RTT.high,
                    help="base RTTs, ms"),
                 *CURVE, DURATION, PACKET, *_fluid_runs(120.0, 30.0, TWO_FLOW_BUFFERS),
                 _p("sweep_capacity_mbps", float, 100.0, low=1.0, high=1000.0,
@@ -197,7 +235,7 @@ ENTRIES: tuple[Entry, ...] = (
                 rules=(*CURVE_RULES, FLUID_RULE, ordered("long_warmup_s", "long_duration_s")))),
     Entry("M-F4", "fig_m_f4.ipynb", "figure",
           "Per-flow throughput vs buffer, N CUBIC vs N BBR: predicted region",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
+          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
                 RTT, _p("flows_per_cca", list, [5, 10], item=int, low=1, high=50,
                         help="CUBIC flows = BBR flows in each panel (the fluid model runs "
                              "up to 100 flows)"),
@@ -206,17 +244,17 @@ ENTRIES: tuple[Entry, ...] = (
                 rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("M-F5", "fig_m_f5.ipynb", "figure",
           "Per-flow BBR throughput vs number of BBR flows: diminishing returns",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
+          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
                 _p("total_flows", list, [10, 20], item=int, low=2, high=100,
                    help="flows in each panel (the fluid model runs up to 100)"),
                 _p("buffers_bdp", list, [3.0, 10.0], low=1.0, high=1000.0, low_open=True),
-                _p("rtt_ms", float, 40.0, low=0.0, high=10_000.0, low_open=True,
+                _p("rtt_ms", float, 40.0, low=RTT.low, high=RTT.high,
                    help="base RTT of the measurements and the fluid model (the closed form "
                         "does not depend on it)"),
                 *_fluid_runs(120.0, 30.0), rules=(FLUID_RULE,))),
     Entry("M-F6", "fig_m_f6.ipynb", "figure",
           "The equilibrium argument: points A, B and C against the fair share",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
+          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
                 _p("n_flows", int, 10, low=2, high=1000),
                 _p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
     Entry("M-F7", "fig_m_f7.ipynb", "figure",
@@ -230,17 +268,17 @@ ENTRIES: tuple[Entry, ...] = (
                 rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F8", "fig_m_f8.ipynb", "figure",
           "Throughput per algorithm and queueing delay vs the mix (also F-Exp1)",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.0, high=100_000.0, low_open=True),
+          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
                 _p("n_flows", int, 10, low=2, high=64),
                 _p("buffer_bdp", float, 2.0, low=0.05, high=1000.0),
-                _p("rtts_ms", list, [40.0, 5.0], low=0.0, high=10_000.0, low_open=True),
+                _p("rtts_ms", list, [40.0, 5.0], low=RTT.low, high=RTT.high),
                 *_fluid_runs(120.0, 30.0), rules=(FLUID_RULE,))),
     Entry("M-F9", "fig_m_f9.ipynb", "figure",
           "Predicted Nash equilibrium region vs buffer, several capacities and RTTs",
           _spec(_p("n_flows", int, 50, low=2, high=1000),
-                _p("capacities_mbps", list, [50.0, 100.0], low=0.0, high=100_000.0,
-                   low_open=True),
-                _p("rtts_ms", list, [20.0, 40.0, 80.0], low=0.0, high=10_000.0, low_open=True),
+                _p("capacities_mbps", list, [50.0, 100.0], low=CAPACITY.low,
+                   high=CAPACITY.high),
+                _p("rtts_ms", list, [20.0, 40.0, 80.0], low=RTT.low, high=RTT.high),
                 _p("buffer_min_bdp", float, 1.05, low=1.0, high=1000.0, low_open=True),
                 _p("buffer_max_bdp", float, 50.0, low=1.0, high=1000.0, low_open=True),
                 _p("n_points", int, 100, low=2, high=5000),
@@ -313,8 +351,8 @@ ENTRIES: tuple[Entry, ...] = (
           _metrics_spec(10.0, 20.0)),
     Entry("S-Thm", "fig_s_thm.ipynb", "figure",
           "Reduced BBR models: equilibria and Jacobian eigenvalues (Theorems 1-5)",
-          _spec(_p("capacity_pps", float, 1000.0, low=0.0, high=1e9, low_open=True),
-                _p("d_s", float, 0.04, low=0.0, high=10.0, low_open=True),
+          _spec(_p("capacity_pps", float, 1000.0, low=1.0, high=1e9),
+                _p("d_s", float, 0.04, low=MODEL_RTT_S[0], high=MODEL_RTT_S[1]),
                 _p("n_flows", int, 4, low=2, high=100),
                 _p("n_grid", list, [2, 3, 5, 10, 20], item=int, low=2, high=200),
                 _p("d_grid", list, [0.005, 0.02, 0.08, 0.5], low=0.0, high=10.0,

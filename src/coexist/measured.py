@@ -7,12 +7,14 @@ and model errors), :mod:`coexist.socket_states` (how BBR and CUBIC ran inside a 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import data
+from .params import ParameterError
 
 #: The campaigns that drive the machine past its limit on purpose (T-F4), by where the
 #: ACKs the delay line writes back are processed: their failures measure the harness's
@@ -22,8 +24,13 @@ CEILING_CAMPAIGNS = {"ceiling": "on the delay line's CPU",
 
 
 def campaign_table(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
-    """The campaign table (one row per flow per valid run); empty if nothing is stored."""
+    """The campaign table (one row per flow per valid run); empty if nothing is stored. A
+    name without a campaign file is refused, naming the campaigns there are."""
     path = Path(data_dir) / f"{name}.csv"
+    known = sorted(p.stem for p in (Path(data_dir) / "campaigns").glob("*.yaml"))
+    if name not in known and not (re.fullmatch(r"[\w-]+", name) and path.is_file()):
+        raise ParameterError(f"parameter 'name' = {name!r} is invalid (no campaign of that "
+                             f"name); valid: one of {', '.join(known)}")
     if not path.exists():
         return pd.DataFrame(columns=[f.name for f in data.SCHEMAS["campaign"]])
     return data.load_table(path, "campaign")

@@ -193,7 +193,13 @@ def ordered(low_name: str, high_name: str) -> Constraint:
             )
         return None
 
+    rule.text = f"{low_name} < {high_name}"
     return rule
+
+
+def describe(rule: Constraint) -> str:
+    """What a cross-parameter rule requires, in a few words (``warmup_s < duration_s``)."""
+    return getattr(rule, "text", "a rule of its own (see coexist.ledger)")
 
 
 def at_most(small: str, large: str) -> Constraint:
@@ -207,6 +213,7 @@ def at_most(small: str, large: str) -> Constraint:
             )
         return None
 
+    rule.text = f"{small} <= {large}"
     return rule
 
 
@@ -224,6 +231,7 @@ def within(part: str, whole: str) -> Constraint:
             )
         return None
 
+    rule.text = f"every value of {part} is one of {whole}"
     return rule
 
 

@@ -19,10 +19,14 @@ from unittest.mock import patch
 
 import pandas as pd
 
-from . import claims
+from . import claims, sidecars
 from .ledger import EXPECTED, FIGURES, Entry, entry
 from .params import ParameterError
-from .paths import BUNDLED_ONLY, MANIFEST  # noqa: F401 (BUNDLED_ONLY re-exported)
+from .paths import (  # noqa: F401 (BUNDLED_ONLY re-exported)
+    BUNDLED_ONLY,
+    MANIFEST,
+    MANIFEST_SCHEMA,
+)
 
 
 class CheckFailed(RuntimeError):
@@ -181,6 +185,8 @@ def run(
 
     def one(e: Entry) -> FigureResult:
         res = run_one(e, overrides[e.id], out_dir)
+        if overrides[e.id]:  # a reader's parameters: every claim the page quotes is there
+            claims.complete(e.id, out_dir, EXPECTED / f"{e.id}{claims.SUFFIX}")
         bar.update()
         bar.set_postfix_str(e.id)
         return res
@@ -230,13 +236,10 @@ def check_built(tables: Path, expected: Path = EXPECTED) -> list[FigureResult]:
     an SVG for every figure in the ledger; anything missing is a failure, not a skip. Claims
     are compared too (:func:`compare_figure`); ``expected`` holds the committed files.
     """
-    import json
-
-
     manifest = tables / MANIFEST
     if not manifest.exists():
         raise CheckFailed(f"{tables} holds no {MANIFEST}: not written by `coexist book`")
-    if not json.loads(manifest.read_text()).get("bundled_only"):
+    if not sidecars.read_json(manifest, MANIFEST_SCHEMA, "book build record")["bundled_only"]:
         raise CheckFailed(f"the book in {tables} was built with external data allowed; "
                           "build it with `coexist book --bundled-only` to compare its tables")
     results = []

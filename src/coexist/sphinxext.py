@@ -18,9 +18,10 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
+from . import sidecars
 from .claims import QUOTE
 from .fluid.cache import PAGE_ENV
-from .paths import PAGE_SECONDS
+from .paths import PAGE_SECONDS, PAGE_SECONDS_SCHEMA
 
 _KEEP = ("tex-svg.js", "input", "output/svg", "output/svg.js", "ui", "a11y", "adaptors",
          "sre", "core.js", "loader.js", "startup.js")
@@ -143,7 +144,8 @@ def _record_page_seconds(app: Sphinx, env) -> None:
     from myst_nb.sphinx_ import NbMetadataCollector
 
     path = Path(app.outdir).parent / PAGE_SECONDS
-    seconds = json.loads(path.read_text()) if path.exists() else {}
+    seconds = sidecars.read_json(path, PAGE_SECONDS_SCHEMA, "page-seconds record") \
+        if path.exists() else {}
     for docname, data in NbMetadataCollector.get_doc_data(env).items():
         runtime = (data.get("exec_data") or {}).get("runtime")
         if runtime is not None:

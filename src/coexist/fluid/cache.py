@@ -47,8 +47,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .. import paths
-from ..params import invalid
+from .. import paths, settings
 from . import codec, store
 
 PACKAGE = Path(__file__).resolve().parent
@@ -110,19 +109,8 @@ def code_hash() -> str:
 def directory() -> Path | None:
     """Where the local layer lives, or None when the memo is off (or there is no book
     checkout)."""
-    value = os.environ.get(ENV, "")
-    if value.strip().lower() == "off":
-        if value != value.strip():
-            raise invalid(ENV, value, "'off' without surrounding spaces, or a directory")
-        return None
-    if value:
-        if value != value.strip():
-            raise invalid(ENV, value, "a directory path without surrounding spaces, or 'off'")
-        where = Path(value)
-        if where.exists() and not where.is_dir():
-            raise invalid(ENV, value, "a directory (or a path to create), 'off' to disable "
-                          "the memo")
-        return where
+    if os.environ.get(ENV, ""):
+        return settings.directory(ENV, off=True)
     return paths.BUILD / "fluid-cache" if (ROOT / "_config.yml").exists() else None
 
 
@@ -194,7 +182,7 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any] | None = 
     if found:
         _log(kind, inputs, k, "store", None)
         return value
-    if os.environ.get(STRICT_ENV, "") == "1":
+    if settings.flag(STRICT_ENV):
         raise store.StoreError(
             f"page {page() or '(no page)'} needs a {kind} run the store lacks (key "
             f"{k[:12]}, inputs {_short(inputs)}): run `{store.REFRESH}` and commit "
@@ -263,7 +251,7 @@ def local_entries(where: Path | None = None) -> Iterator[dict]:
 
 
 def page() -> str | None:
-    return os.environ.get(PAGE_ENV) or None
+    return settings.text(PAGE_ENV)
 
 
 def _short(inputs: dict[str, Any], width: int = 160) -> str:
@@ -285,8 +273,8 @@ def _log(kind: str, inputs: dict[str, Any], k: str | None, source: str,
          seconds: float | None) -> None:
     """Append one line to the census file named by :data:`LOG_ENV`, if any: ``seconds``
     is the compute time, None for a result found in the store or the local layer."""
-    where = os.environ.get(LOG_ENV, "")
-    if not where:
+    where = settings.file(LOG_ENV)
+    if where is None:
         return
     line = json.dumps({"kind": kind, "inputs": inputs, "key": k, "page": page(),
                        "source": source, "hit": seconds is None, "seconds": seconds,

@@ -33,7 +33,9 @@ R = TypeVar("R")
 
 def scheduler() -> str | None:
     """The Dask scheduler address the sweeps use, or None for this machine's threads."""
-    return os.environ.get(SCHEDULER_ENV) or None
+    from .. import settings
+
+    return settings.text(SCHEDULER_ENV)
 
 
 def reach(address: str, timeout_s: float = 10.0) -> int:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import paths
+from .. import paths, settings
 from . import codec
 
 ENV = "COEXIST_MODEL_RUNS"
@@ -59,13 +59,7 @@ class StoreError(RuntimeError):
 
 
 def root() -> Path:
-    value = os.environ.get(ENV, "")
-    if value.strip() != value or (value and not value.strip()):
-        raise StoreError(f"{ENV}={value!r}: a directory path without surrounding spaces")
-    where = Path(value) if value else ROOT_DEFAULT
-    if where.exists() and not where.is_dir():
-        raise StoreError(f"{ENV}={value!r} is not a directory")
-    return where
+    return settings.directory(ENV) or ROOT_DEFAULT
 
 
 @dataclass(frozen=True)

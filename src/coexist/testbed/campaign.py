@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import shutil
 import sys
 from collections.abc import Iterator
@@ -33,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .. import data
+from .. import data, sidecars
 from ..params import ParameterError
 from . import gates, spec
 from .load import KINDS as LOAD_KINDS
@@ -152,7 +151,11 @@ def load(path: Path) -> Campaign:
     """Parse and check a campaign file; every experiment in it is validated up front."""
     path = Path(path)
     try:
-        doc = yaml.load(path.read_text(), Loader=_StrictLoader)  # noqa: S506 (safe loader)
+        doc = yaml.load(sidecars.read_text(path, "campaign file"),  # noqa: S506 (safe)
+                        Loader=_StrictLoader)
+    except sidecars.DataError as exc:
+        raise _fail(path, f"cannot read campaign: {str(exc).removeprefix(f'{path}: ')}") \
+            from None
     except (OSError, yaml.YAMLError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise _fail(path, f"cannot read campaign: {first}") from None  # one line
@@ -499,7 +502,7 @@ def table(c: Campaign, data_dir: Path = data.DATA) -> pd.DataFrame:
     """One row per flow per valid run (the campaign table), from the run directories."""
     rows = []
     for point, d in iter_runs(c, data_dir):
-        s = json.loads((d / "summary.json").read_text())
+        s = data.read_summary(d / "summary.json")
         flows = data.load_table(d / data.RUN_FILES["flows"], "flows")
         e = point.exp
         run_cols = {"campaign": c.name, "key": point.key, "run_id": s["run_id"],

@@ -10,6 +10,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 
+from .. import quantities
 from ..params import ParameterError, invalid
 
 #: Congestion controls the harness knows how to request and recognise in ``ss`` output.
@@ -29,45 +30,20 @@ END_MARGIN_S = 0.5
 #: over 1 s that moves the ratio by a few %, over one 0.2-s sample interval by up to 10 %.
 MIN_UTILISATION_SPAN_S = 1.0
 
-_RATE_UNITS = {"": 1.0, "bit": 1.0, "bps": 1.0, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9,
-               "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
-_TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6}
-
-
-def _parse_with_unit(text: str | float, name: str, units: dict[str, float], valid: str,
-                     low: float, high: float, unit_required: bool = False) -> float:
-    """A number with an optional unit suffix (case-insensitive), in SI, range-checked; with
-    ``unit_required`` a text without a unit is refused (a number, not text, is SI)."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        value = float(text)
-    else:
-        m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-z]*)\s*", str(text).lower())
-        if not m or m.group(2) not in units or (unit_required and not m.group(2)):
-            raise invalid(name, text, valid)
-        try:
-            value = float(m.group(1)) * units[m.group(2)]
-        except ValueError:
-            raise invalid(name, text, valid) from None
-    if not low <= value <= high:
-        raise invalid(name, text, valid)
-    return value
 
 
 def parse_rate(text: str | float, name: str = "capacity") -> float:
-    """Bit/s from ``50mbit``, ``100Mbps``, ``1gbit`` or a plain number of bit/s."""
-    valid = (f"a rate such as 50mbit or 100e6, between {CAPACITY_RANGE[0]:g} and "
-             f"{CAPACITY_RANGE[1]:g} bit/s")
-    return _parse_with_unit(text, name, _RATE_UNITS, valid, *CAPACITY_RANGE)
+    """Bit/s from ``50mbit``, ``100Mbps``, ``1gbit`` (text needs its unit; a number is
+    bit/s), within what the harness can emulate (:data:`CAPACITY_RANGE`)."""
+    return quantities.rate(text, name, CAPACITY_RANGE)
 
 
 def parse_time(text: str | float, name: str, low: float, high: float,
                unit_required: bool = False) -> float:
     """Seconds from ``40ms``, ``0.04s``, ``40000us`` or a plain number of seconds; with
-    ``unit_required`` (RTTs, which read naturally in ms) a text needs its unit."""
-    valid = (f"a time with its unit such as 40ms or 0.04s, between {low:g} s and {high:g} s"
-             if unit_required else
-             f"a time such as 40ms or 0.04 (seconds), between {low:g} s and {high:g} s")
-    return _parse_with_unit(text, name, _TIME_UNITS, valid, low, high, unit_required)
+    ``unit_required`` (RTTs, which read naturally in ms) a text needs its unit
+    (:func:`coexist.quantities.time`)."""
+    return quantities.time(text, name, low, high, unit_required=unit_required)
 
 
 @dataclass(frozen=True)

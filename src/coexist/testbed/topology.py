@@ -54,7 +54,9 @@ class TestbedError(RuntimeError):
 
 def registry_dir() -> Path:
     """Where live runs register their namespaces (so ``clean`` can find leftovers)."""
-    return Path(os.environ.get("COEXIST_RUN_DIR", "/run/coexist"))
+    from ..settings import directory
+
+    return directory("COEXIST_RUN_DIR") or Path("/run/coexist")
 
 
 def sender_ip(group: int) -> str:
