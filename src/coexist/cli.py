@@ -243,12 +243,13 @@ def _store(args: argparse.Namespace) -> int:
         print(f"store: {len(chosen)} runs recomputed, every one bit-identical to its "
               f"stored result")
         return 0
-    # refresh
+    # refresh; a census given is read first, so a bad file is refused before any run
+    given = store.read_census(Path(args.census)) if args.census else None
     stale = refresh.stale(entries)
     computed = refresh.recompute_stale(stale, workers=args.jobs, progress=not args.quiet)
     print(f"store: {len(stale)} stale runs, {computed} computed again", flush=True)
-    if args.census:
-        census = store.read_census(Path(args.census))
+    if given is not None:
+        census = given
     elif args.no_book:
         census = refresh.census_from_index(entries)
     else:

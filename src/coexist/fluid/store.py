@@ -249,19 +249,28 @@ def needs_refresh_message(entries: Sequence[Entry]) -> str:
 def read_census(path: Path) -> dict[str, dict]:
     """From a memo census (:data:`.cache.LOG_ENV`), per key the run's kind and the pages
     that read it. Lookups outside a book page (no page named) are left out."""
+    from .. import sidecars
+
     runs: dict[str, dict] = {}
-    if not Path(path).is_file():
+    if not Path(path).exists():
         raise StoreError(f"{path}: no census there (a book build with COEXIST_FLUID_LOG "
                          f"naming that file writes one)")
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            try:
-                d = json.loads(line)
-            except ValueError:
-                raise StoreError(f"{path}:{n}: not a census line") from None
-            if d.get("page") and d.get("key"):
-                run = runs.setdefault(d["key"], {"kind": d["kind"], "pages": set()})
-                run["pages"].add(d["page"])
+    try:
+        text = sidecars.read_text(Path(path), "census")
+    except sidecars.DataError as exc:
+        raise StoreError(str(exc)) from None
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            raise StoreError(f"{path}:{n}: not a census line") from None
+        if not isinstance(d, dict) or not all(isinstance(d.get(k) or "", str)
+                                              for k in ("page", "key", "kind")):
+            raise StoreError(f"{path}:{n}: a census line is an object whose page, key and "
+                             "kind are texts (or null)")
+        if d.get("page") and d.get("key"):
+            run = runs.setdefault(d["key"], {"kind": d.get("kind", ""), "pages": set()})
+            run["pages"].add(d["page"])
     return runs
 
 
