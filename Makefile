@@ -8,7 +8,7 @@ PYTHON ?= python3
 STAMP := $(VENV)/.installed-stamp
 BIN := $(VENV)/bin
 
-.PHONY: book check test bench lint figures clean system-deps store verify-store pdf
+.PHONY: book check test bench lint figures clean system-deps store verify-store pdf fuzz-figures
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +40,7 @@ system-deps:
 # The fast tier: lint, unit and property tests, the derivation notebooks, the claims, prose
 # and notebook-contract checks; nothing that needs the built book or the testbed. Tests run
 # on every core, one file per worker at a time (a notebook's cells stay in one kernel).
-FAST := not slow and not browser and not testbed
+FAST := not slow and not browser and not testbed and not rerun
 check: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks notebooks
 	$(BIN)/coexist store check
@@ -54,7 +54,7 @@ check: $(STAMP)
 test: system-deps check
 	$(BIN)/coexist store verify --quiet
 	COEXIST_STORE_STRICT=1 $(MAKE) book BOOK_FLAGS="--bundled-only$(if $(CI), --fresh)"
-	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -n auto --dist loadfile -m "not testbed and not ($(FAST))" tests
+	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -n auto --dist loadfile -m "not testbed and not rerun and not ($(FAST))" tests
 	$(BIN)/pytest -p no:cacheprovider --durations=15 -m "testbed" tests
 
 # The committed fluid-model runs (data/model-runs): `make store` computes what the book needs
@@ -75,6 +75,14 @@ pdf: book
 
 figures: $(STAMP)
 	$(BIN)/coexist figures --check
+
+# Every figure re-run with parameters drawn inside its ledger ranges (tests/test_rerun.py):
+# RERUN_DRAWS per figure, seeded with RERUN_SEED (default: the commit), outcomes in
+# _build/rerun-outcomes.jsonl. Not yet part of make test: draws still find failing pages
+RERUN_DRAWS ?= 1
+RERUN_SEED ?=
+fuzz-figures: $(STAMP)
+	COEXIST_RERUN_DRAWS=$(RERUN_DRAWS) COEXIST_RERUN_SEED=$(RERUN_SEED) $(BIN)/pytest -p no:cacheprovider -n auto --dist loadfile -q tests/test_rerun.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/nash_map.py

@@ -1,7 +1,10 @@
+import dataclasses
 import json
 import subprocess
 import sys
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from coexist import cli
@@ -199,3 +202,75 @@ def test_a_data_error_is_one_line_not_a_traceback(capsys, monkeypatch, tmp_path)
     monkeypatch.setattr(cli, "_claims", lambda args: data.load_table(bad, "campaign"))
     code, _, err = run(["claims"], capsys)
     assert code == 1 and "two_flow.csv" in err and len(err.strip().splitlines()) == 1, err
+
+
+def _authors_args(run, json_out: bool = True) -> list[str]:
+    """`coexist fluid run --setup authors` for one of the authors' reference runs."""
+    from coexist.fluid import authors
+
+    kinds = [authors.CCA_NAMES[c] for c in run.ccas.split("+")]
+    per = run.senders // len(kinds)
+    return ["fluid", "run", "--setup", "authors",
+            "--ccas", ",".join(f"{c}:{per}" for c in kinds),
+            "--capacity", f"{run.capacity_mbps:g}mbit",
+            "--link-latency", f"{run.link_latency_ms:g}ms",
+            "--source-latency", f"{run.source_latency_min_ms:g}ms-{run.source_latency_max_ms:g}ms",
+            "--buffer-units", repr(float(run.buffer_unit)),
+            "--aqm", "red" if run.aqm == "RED" else "droptail",
+            "--step", f"{run.step_ms * 1e3:g}us",
+            "--duration", f"{run.duration_s:g}s", "--warmup", f"{run.warmup_s:g}s",
+            *(["--json"] if json_out else [])]
+
+
+def test_the_authors_set_up_from_the_command_line_is_their_run():
+    """For every reference run, the command line's --setup authors builds the same
+    configuration as the reference tests do from the authors' own outputs (their drawn
+    source latencies, their buffer in packets, their BBRv2 phases and inflight_hi)."""
+    from coexist.fluid import authors
+
+    runs, flows = authors.runs(), authors.flows()
+    for run in runs.itertuples(index=False):
+        run = pd.Series(run._asdict())
+        args = cli.build_parser().parse_args(_authors_args(run))
+        cli._setup_options(args)
+        ours = cli._authors_config(args, cli._fluid_flows(args.ccas), cli.quantities.rate(
+            args.capacity, "capacity", cli.FLUID_CAPACITY_BPS))
+        theirs = authors.config(run, flows[flows.run == run.run])
+        assert ours.buffer_pkts == theirs.buffer_pkts, run.run
+        assert [f.cca for f in ours.flows] == [f.cca for f in theirs.flows], run.run
+        assert np.allclose([(f.d_f, f.d_b) for f in ours.flows],
+                           [(f.d_f, f.d_b) for f in theirs.flows], rtol=1e-12), run.run
+        assert ours == dataclasses.replace(theirs, flows=ours.flows,
+                                           capacity_pps=ours.capacity_pps), run.run
+        assert ours.capacity_pps == pytest.approx(theirs.capacity_pps, rel=1e-12)
+
+
+#: twelve runs of the authors' validation grid, every CCA mix and both queues
+AUTHORS_ROWS = ["ten-long-drop-tail-cubic+bbr-b3", "ten-long-drop-tail-bbr2-b7",
+                "ten-long-drop-tail-reno+bbr2-b1", "ten-long-red-cubic+bbr2-b3",
+                "ten-long-red-bbr-b7", "ten-short-drop-tail-cubic-b5",
+                "ten-short-drop-tail-reno+bbr-b3", "ten-short-red-reno-b1",
+                "ten-short-red-bbr2-b7", "two-40ms-2bdp", "two-5ms-5bdp",
+                "alone-cubic-80ms-2bdp"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("run_id", AUTHORS_ROWS)
+def test_the_command_line_matches_the_authors_outputs(run_id, capsys):
+    """`coexist fluid run --setup authors` on the authors' reference runs: their metrics
+    within the tolerances the reference tests state (coexist.fluid.authors.TOLERANCES)."""
+    from coexist.fluid import authors
+
+    runs, flows = authors.runs(), authors.flows()
+    run = runs.set_index("run").loc[run_id]
+    run["run"] = run_id
+    assert cli.main(_authors_args(run)) == 0
+    out = json.loads(capsys.readouterr().out)
+    theirs = flows[flows.run == run_id].sort_values("flow")["share"].to_numpy()
+    shares = np.array([f["share"] for f in out["per_flow"]])
+    t = authors.TOLERANCES
+    assert abs(out["queue_share"] - run.avg_queue_pkts / run.buffer_pkts) <= t["queue_share"]
+    assert abs(out["jain"] - run.jain) <= t["jain"]
+    assert abs(out["loss"] - run.loss) <= t["loss"]
+    assert abs(out["utilization"] - run.utilization) <= t["utilization"]
+    assert np.abs(shares - theirs).max() <= t["share"]

@@ -358,7 +358,9 @@ def accuracy(model: pd.DataFrame, measured_spread: pd.DataFrame) -> pd.DataFrame
 
 def _paired(model: pd.DataFrame, measured_spread: pd.DataFrame) -> pd.DataFrame:
     """Model (drop-tail) and measured mean side by side: pair, buffer_bdp, metric, model,
-    measured."""
+    measured (empty where either side is: a setting nothing was measured at)."""
+    if model.empty or measured_spread.empty:
+        return pd.DataFrame(columns=["pair", "buffer_bdp", "metric", "measured", "model"])
     m = model[model["aqm"] == "droptail"].melt(
         id_vars=["pair", "buffer_bdp"], value_vars=list(METRICS), var_name="metric",
         value_name="model")

@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .params import Param, ParameterError, Spec, at_most, ordered, within
+from .params import (
+    Param,
+    ParameterError,
+    Spec,
+    at_most,
+    bdp_packets_at_least,
+    holds,
+    ordered,
+    within,
+)
 from .paths import EXPECTED, NOTEBOOKS, ROOT  # noqa: F401 (re-exported)
 from .quantities import MODEL_CAPACITY_BPS, MODEL_RTT_S
 
@@ -117,7 +126,7 @@ def _trace_spec(duration_s: float, min_duration_s: float, *extra: Param,
     """Parameters of a notebook run in the fluid model's trace setting."""
     return _spec(FLUID_CAPACITY, TRACE_RTT, TRACE_BUFFER,
                  _p("duration_s", float, duration_s, low=min_duration_s, high=600.0), *extra,
-                 rules=rules)
+                 rules=(*rules, bdp_packets_at_least("capacity_mbps", "rtt_ms")))
 
 
 def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float, *extra: Param) -> Spec:
@@ -162,6 +171,13 @@ FLUID_RULE = ordered("fluid_warmup_s", "fluid_duration_s")
 TWO_FLOW_BUFFERS = [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0]  # two_flow.yaml
 
 
+#: the period search needs two bins per shortest period and a longest period that fits twice
+#: in the fluid run's part after the warm-up (P-F1-2, P-F3)
+PERIOD_RULES = (
+    holds("min_period_s >= 2 bin_s", ("min_period_s", "bin_s"), lambda lo, b: lo >= 2 * b),
+    holds("min_period_s < (fluid_duration_s - warmup_s) / 2",
+          ("min_period_s", "fluid_duration_s", "warmup_s"), lambda lo, d, w: lo < (d - w) / 2),
+)
 #: how the fluctuation pages read a run: RTTs, goodput bins, warm-up, the period search
 #: range and what counts as a synchronised ProbeRTT entry (P-F1-2, P-F3)
 FLUCTUATION_READING = (
@@ -389,8 +405,10 @@ ENTRIES: tuple[Entry, ...] = (
                        ordered("ten_warmup_s", "ten_duration_s")))),
     Entry("S-Insights", "fig_s_insights.ipynb", "figure",
           "The paper's insights 1-9 checked against fluid-model runs",
-          _spec(_p("rtt_min_ms", float, 30.0, low=0.1, high=1000.0),
-                _p("rtt_max_ms", float, 40.0, low=0.1, high=1000.0),
+          _spec(_p("rtt_min_ms", float, 30.0, low=1.2, high=1000.0,
+                   help="shortest base RTT of the ten senders, ms (at 100 Mbit/s each starts "
+                        "with a tenth of its BDP: at least one packet from 1.2 ms)"),
+                _p("rtt_max_ms", float, 40.0, low=1.2, high=1000.0),
                 _p("duration_s", float, 7.0, low=1.0, high=600.0),
                 _p("warmup_s", float, 2.0, low=0.0, high=600.0),
                 rules=(ordered("warmup_s", "duration_s"), at_most("rtt_min_ms", "rtt_max_ms")))),
@@ -401,7 +419,7 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("fluid_duration_s", float, 140.0, low=30.0, high=600.0),
                 _p("fluid_step_us", float, 20.0, low=1.0, high=100.0),
                 rules=(ordered("min_period_s", "max_period_s"),
-                       ordered("warmup_s", "fluid_duration_s")))),
+                       ordered("warmup_s", "fluid_duration_s"), *PERIOD_RULES))),
     Entry("P-F3", "fig_p_f3.ipynb", "figure",
           "The fluctuation against capacity (measured and fluid model), and de-synchronised "
           "ProbeRTT as a remedy in the model",
@@ -423,7 +441,7 @@ ENTRIES: tuple[Entry, ...] = (
                    help="campaigns whose BBR flows start staggered (data/campaigns/)"),
                 rules=(ordered("min_period_s", "max_period_s"),
                        ordered("warmup_s", "fluid_duration_s"),
-                       ordered("check_step_us", "fluid_step_us")))),
+                       ordered("check_step_us", "fluid_step_us"), *PERIOD_RULES))),
     Entry("WhatIf", "fig_whatif.ipynb", "figure",
           "Interactive: BBR's share from the closed form, the fluid model and measurements",
           _spec(_p("capacities_mbps", list, [50.0, 100.0], low=1.0, high=1000.0,

@@ -8,7 +8,7 @@ here: one clear error naming the parameter, the offending value and the valid ra
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -194,6 +194,38 @@ def ordered(low_name: str, high_name: str) -> Constraint:
         return None
 
     rule.text = f"{low_name} < {high_name}"
+    return rule
+
+
+def bdp_packets_at_least(capacity_mbps: str, rtt_ms: str, flows: int | str = 1,
+                         packet_bytes: int = 1500) -> Constraint:
+    """Rule: one bandwidth-delay product of ``capacity_mbps`` and ``rtt_ms`` holds at least
+    one ``packet_bytes`` packet per flow (``flows``: a number, or the parameter naming it),
+    so every flow can start with a window of a packet or more."""
+
+    def rule(values: Mapping[str, Any]) -> str | None:
+        n = values[flows] if isinstance(flows, str) else flows
+        pkts = values[capacity_mbps] * 1e6 * values[rtt_ms] / 1e3 / (8 * packet_bytes)
+        if pkts < n:
+            return (f"parameters {capacity_mbps!r} = {values[capacity_mbps]!r} and {rtt_ms!r} "
+                    f"= {values[rtt_ms]!r} give a BDP of {pkts:.3g} packets; valid: at least "
+                    f"one {packet_bytes}-byte packet per flow ({n})")
+        return None
+
+    rule.text = f"{capacity_mbps} x {rtt_ms} >= one {packet_bytes}-B packet per flow"
+    return rule
+
+
+def holds(text: str, names: Sequence[str], test: Callable[..., bool]) -> Constraint:
+    """Rule ``text`` over the parameters ``names``: ``test(*values)`` must be true."""
+
+    def rule(values: Mapping[str, Any]) -> str | None:
+        if test(*(values[n] for n in names)):
+            return None
+        given = ", ".join(f"{n!r} = {values[n]!r}" for n in names)
+        return f"parameters {given} break the rule; valid: {text}"
+
+    rule.text = text
     return rule
 
 

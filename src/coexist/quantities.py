@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 
 from .params import ParameterError, invalid
 
@@ -25,9 +26,10 @@ TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "min": 60.0}
 
 #: the closed-form and fluid models' plausible ranges, as the notebooks' specs give them
 #: (:data:`coexist.ledger.CAPACITY` and :data:`coexist.ledger.RTT`): 10 kbit/s to 100 Gbit/s,
-#: 10 us to 10 s
+#: 0.1 ms to 10 s (the fluid model, which figures run at the same RTT, reads its delays on
+#: a grid of steps and needs 0.1 ms)
 MODEL_CAPACITY_BPS = (1e4, 1e11)
-MODEL_RTT_S = (1e-5, 10.0)
+MODEL_RTT_S = (1e-4, 10.0)
 #: the longest time any command simulates, waits or measures: a day
 MAX_TIME_S = 86_400.0
 
@@ -54,7 +56,12 @@ def parse(text: str | float, name: str, units: dict[str, float], low: float, hig
         if not m or (m.group(2) and m.group(2) not in units) or (unit_required
                                                                   and not m.group(2)):
             raise invalid(name, text, valid)
-        value = float(m.group(1)) * (units[m.group(2)] if m.group(2) else 1.0)
+        # in decimal, so "10us" is the double nearest 1e-5 (10 * 1e-6 is one ulp off)
+        try:
+            value = float(Decimal(m.group(1)) * Decimal(repr(units[m.group(2)]))) \
+                if m.group(2) else float(m.group(1))
+        except ArithmeticError:  # an exponent beyond what a decimal holds
+            raise invalid(name, text, valid) from None
     else:
         raise invalid(name, text, valid)
     if not math.isfinite(value) or not low <= value <= high:
