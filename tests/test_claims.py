@@ -40,7 +40,6 @@ def test_a_claim_the_parameters_do_not_give_says_so(tmp_path):
         claims.NOT_AVAILABLE
     stored = claims.read(tmp_path / f"T-X{claims.SUFFIX}")["tx_missing"]
     assert stored.text == stored.value == claims.NOT_AVAILABLE
-    assert claims.available(0.5, needs=0) is None and claims.available(0.5, needs=3) == 0.5
 
 
 def test_the_committed_claims_all_have_values():

@@ -227,7 +227,7 @@ def test_the_rerun_box_lists_every_parameter_and_commands_that_work(e):
         assert f"{e.id} takes no parameters" in box
         return
     for p in params:
-        assert f"| `{p.name}` | `{figures._value_text(p.default)}` |" in box, p.name
+        assert f"| `{p.name}` | `{figures.value_text(p.default)}` |" in box, p.name
     for rule in e.spec.constraints:
         assert f"`{describe(rule)}`" in box
     command = re.search(rf"coexist figures --only {re.escape(e.id)} -p (\S+) (\S+)", box)

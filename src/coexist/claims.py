@@ -107,12 +107,6 @@ def complete(figure_id: str, out_dir: Path, committed: Path) -> list[str]:
     return missing
 
 
-def available(value: float, *, needs: int) -> float | None:
-    """``value``, or None (:data:`NOT_AVAILABLE`) when ``needs``, the number of measured
-    points it is computed from, is 0: a mean error over no measurement."""
-    return None if needs == 0 else value
-
-
 def best_by_range(accuracy, fmt: str = "{:.2f}", worst: bool = False) -> str:
     """The model with the smallest (``worst``: largest) mean absolute error in each buffer
     range of an error table (:func:`coexist.measured.error_by_range`'s rows), as one text

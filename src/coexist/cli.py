@@ -20,16 +20,17 @@ from pathlib import Path
 
 import numpy as np
 
-from . import quantities
+from . import ledger, quantities
 from .params import Param, ParameterError, invalid
 
 #: Ware et al.'s competition time d (:data:`coexist.ledger.DURATION`'s range)
-DURATION_S = (1.0, 86_400.0)
-#: a fluid run's simulated time and its base RTTs (the fluid notebooks' ranges:
-#: :func:`coexist.ledger._trace_spec`, :data:`coexist.ledger.TRACE_RTT`)
+DURATION_S = (ledger.DURATION.low, ledger.DURATION.high)
+#: a fluid run's simulated time (the metric figures' range, :func:`coexist.ledger._metrics_spec`),
+#: its base RTTs and capacity (the fluid notebooks': :data:`coexist.ledger.TRACE_RTT`,
+#: :data:`coexist.ledger.FLUID_CAPACITY`)
 FLUID_DURATION_S = (0.5, 600.0)
-FLUID_RTT_S = (1e-4, 1.0)
-FLUID_CAPACITY_BPS = (1e4, 1e10)
+FLUID_RTT_S = (ledger.TRACE_RTT.low / 1e3, ledger.TRACE_RTT.high / 1e3)
+FLUID_CAPACITY_BPS = (ledger.FLUID_CAPACITY.low * 1e6, ledger.FLUID_CAPACITY.high * 1e6)
 #: at most this many runs or pages at once (more threads than any machine has cores)
 MAX_JOBS = 256
 
@@ -41,20 +42,12 @@ class _Parser(argparse.ArgumentParser):
 
 def _number(name: str, kind: type, **limits) -> callable:
     """An argparse type that checks range and names the parameter in its error."""
-    param = Param(name, kind, None, **limits)
-
-    def convert(text: str):
-        try:
-            return param.parse(text)
-        except ParameterError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    convert.__name__ = name
-    return convert
+    return _quantity(Param(name, kind, None, **limits).parse, name)
 
 
 def _quantity(parse: callable, name: str) -> callable:
-    """An argparse type from a :mod:`coexist.quantities` parser (a number with its unit)."""
+    """An argparse type from a parser raising :class:`ParameterError` (a
+    :mod:`coexist.quantities` parser for a number with its unit, or a parameter's own)."""
     def convert(text: str):
         try:
             return parse(text)
@@ -408,7 +401,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if result.valid else 3
 
 
-def _check_out_dir(out: Path, name: str = "out") -> None:
+def _check_out_dir(out: Path) -> None:
     """Refuse an output directory that could not be written to, before any work: a file,
     a path below a file, or a directory (or its nearest existing parent) where a file
     cannot be created, which is tried (root passes every permission check, not a
@@ -416,15 +409,15 @@ def _check_out_dir(out: Path, name: str = "out") -> None:
     import tempfile
 
     if out.exists() and not out.is_dir():
-        raise invalid(name, str(out), "a directory (or a path to create), not a file")
+        raise invalid("out", str(out), "a directory (or a path to create), not a file")
     parent = next((p for p in (out, *out.parents) if p.exists()), None)
     valid = "a directory this user can create or write into"
     if parent is None or not parent.is_dir():
-        raise invalid(name, str(out), valid)
+        raise invalid("out", str(out), valid)
     try:
         fd, probe = tempfile.mkstemp(dir=parent, prefix=".coexist-write-test-")
     except OSError as exc:
-        raise invalid(name, str(out), valid, exc.strerror or type(exc).__name__) from None
+        raise invalid("out", str(out), valid, exc.strerror or type(exc).__name__) from None
     os.close(fd)
     os.unlink(probe)
 

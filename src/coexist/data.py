@@ -23,7 +23,6 @@ import io
 import json
 import math
 import os
-import re
 import secrets
 import zlib
 from collections import Counter
@@ -59,7 +58,7 @@ def _delay_line(record: dict) -> str | None:
     return None if ok else "a delay line record needs lateness_us p50, p999, max and cpu_fraction"
 
 
-_POSITIVE = sidecars.number(low=0.0, test=lambda v: None if v > 0 else "must be above 0")
+_POSITIVE = sidecars.positive()
 _SHARE = sidecars.number(0.0, 1.0)
 #: the schema of a run's ``summary.json`` (:func:`read_summary`): what the readers of a
 #: summary use. Other fields are allowed (the record grew as the harness did).
@@ -127,8 +126,6 @@ def _f(name, type_, unit="", description="", nullable=False, minimum=None, maxim
 QDISCS = ("bfifo", "pfifo", "tbf", "htb")
 #: what may load the machine during a run (:data:`coexist.testbed.load.KINDS`)
 LOADS = ("none", "cpu", "book", "experiment")
-#: a control character in a text cell: no reader of a table means one
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 RUN_COLUMNS = [
@@ -255,7 +252,7 @@ def _convert(field: Field, text: str, where: str):
                 raise ValueError
             return text.lower() == "true"
         else:
-            if _CONTROL.search(text):
+            if sidecars.CONTROL.search(text):
                 raise DataError(f"{where}: column {field.name!r} = {text!r} holds a control "
                                 "character")
             if field.choices is not None and text not in field.choices:
@@ -351,7 +348,7 @@ def _columns(rows: list[list[str]], fields: list[Field]) -> pd.DataFrame | None:
             present_text = {v for v in cells if v}
             if f.choices is not None and not present_text <= set(f.choices):
                 return None
-            if f.choices is None and _CONTROL.search("".join(present_text)):
+            if f.choices is None and sidecars.CONTROL.search("".join(present_text)):
                 return None
             columns[f.name] = [None if v == "" else v for v in cells] if empty else list(cells)
             continue
@@ -655,7 +652,7 @@ def _digests(value: str | dict) -> str | None:
 
 def _paths(value: str | list) -> str | None:
     paths = [value] if isinstance(value, str) else value
-    ok = paths and all(isinstance(p, str) and p and not _CONTROL.search(p) for p in paths)
+    ok = paths and all(isinstance(p, str) and p and not sidecars.CONTROL.search(p) for p in paths)
     return None if ok else "a path or a non-empty list of paths, without control characters"
 
 
@@ -668,8 +665,6 @@ def _hashes(resource: dict) -> str | None:
     paths = [path] if isinstance(path, str) else path
     return None if set(digests) == set(paths) else "the sha256 map names other paths than path"
 
-
-_DIGEST = sidecars.text(test=_sha256_text)
 #: what :func:`verify` reads of ``datapackage.json``: every resource's path(s) and hash(es)
 DATAPACKAGE = sidecars.obj({"resources": sidecars.listing(sidecars.obj({
     "name": sidecars.text(nonempty=True),

@@ -41,9 +41,8 @@ BASE = f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/Nash_equilibirium_exp
 SLICES = tuple(range(1, 13))
 N_FLOWS = 50
 HEADER = ["N_bdp", "flow", "trial", "bits_per_second"]
-_POSITIVE = sidecars.number(low=0.0, test=lambda v: None if v > 0 else "must be above 0")
 #: a slice's ``setting.json`` (written by :func:`fetch` from the slice's notebook)
-SETTING = sidecars.obj({"capacity_mbps": _POSITIVE, "rtt_ms": _POSITIVE,
+SETTING = sidecars.obj({"capacity_mbps": sidecars.positive(), "rtt_ms": sidecars.positive(),
                         "source": sidecars.text(nonempty=True)})
 ALGORITHMS = ("bbr", "cubic")
 

@@ -421,10 +421,10 @@ def provenance(figure_id: str) -> str:
             f"{checked}{data}.")
 
 
-def _value_text(value) -> str:
+def value_text(value) -> str:
     """A parameter value as ``coexist figures -p`` takes it (lists comma-separated)."""
     if isinstance(value, (list, tuple)):
-        return ",".join(_value_text(v) for v in value)
+        return ",".join(value_text(v) for v in value)
     if isinstance(value, bool):
         return "true" if value else "false"
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -475,7 +475,7 @@ def rerun_box(figure_id: str) -> str:
     rows = ["| Parameter | Default | Valid values | Meaning |", "| --- | --- | --- | --- |"]
     for p in params:
         valid = _range_cell(p).replace("|", "\\|")
-        rows.append(f"| `{p.name}` | `{_value_text(p.default)}` | {valid} | "
+        rows.append(f"| `{p.name}` | `{value_text(p.default)}` | {valid} | "
                     f"{ledger.meaning(p) or '-'} |")
     example = next((p for p in params if p.kind in (int, float)), params[0]) if params else None
     lines = ["````{admonition} Re-run this figure with other parameters",
@@ -491,7 +491,7 @@ def rerun_box(figure_id: str) -> str:
         rules = "; ".join(f"`{describe(r)}`" for r in e.spec.constraints)
         lines += [f"Between parameters: {rules}. A combination that breaks a rule is "
                   "refused naming it.", ""]
-    value = _value_text(example.default)
+    value = value_text(example.default)
     lines += ["With the book's runner (tables and SVG in `build/figures`):", "",
               "```bash", f"coexist figures --only {e.id} -p {example.name} {value}", "```",
               "", "or with papermill directly:", "", "```bash",

@@ -92,7 +92,7 @@ def _p(name: str, kind: type, default: Any, **kw: Any) -> Param:
     return Param(name, kind, default, **kw)
 
 
-# the closed form's plausible ranges: 10 kbit/s to 100 Gbit/s, 10 us to 10 s (the same as
+# the closed form's plausible ranges: 10 kbit/s to 100 Gbit/s, 0.1 ms to 10 s (the same as
 # `coexist model share`'s, :data:`coexist.quantities.MODEL_CAPACITY_BPS` and MODEL_RTT_S)
 CAPACITY = _p("capacity_mbps", float, 50.0, low=MODEL_CAPACITY_BPS[0] / 1e6,
               high=MODEL_CAPACITY_BPS[1] / 1e6, help="bottleneck capacity, Mbit/s")
@@ -115,7 +115,7 @@ def _spec(*params: Param, rules: tuple = ()) -> Spec:
 
 
 # the fluid model's trace setting (Scherrer §4.2): 100 Mbit/s, RTT 2 x (10 + 5.6) ms, 1 BDP
-FLUID_CAPACITY = _p("capacity_mbps", float, 100.0, low=0.01, high=10_000.0,
+FLUID_CAPACITY = _p("capacity_mbps", float, 100.0, low=MODEL_CAPACITY_BPS[0] / 1e6, high=10_000.0,
                     help="bottleneck capacity, Mbit/s")
 TRACE_RTT = _p("rtt_ms", float, 31.2, low=0.1, high=1000.0, help="base RTT, ms")
 TRACE_BUFFER = _p("buffer_bdp", float, 1.0, low=0.01, high=100.0, help="buffer, BDP")

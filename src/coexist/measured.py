@@ -27,8 +27,10 @@ def campaign_table(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
     """The campaign table (one row per flow per valid run); empty if nothing is stored. A
     name without a campaign file is refused, naming the campaigns there are."""
     path = Path(data_dir) / f"{name}.csv"
-    known = sorted(p.stem for p in (Path(data_dir) / "campaigns").glob("*.yaml"))
-    if name not in known and not (re.fullmatch(r"[\w-]+", name) and path.is_file()):
+    campaigns = Path(data_dir) / "campaigns"
+    if not (re.fullmatch(r"[\w-]+", name)
+            and ((campaigns / f"{name}.yaml").is_file() or path.is_file())):
+        known = sorted(p.stem for p in campaigns.glob("*.yaml"))  # listed only to refuse
         raise ParameterError(f"parameter 'name' = {name!r} is invalid (no campaign of that "
                              f"name); valid: one of {', '.join(known)}")
     if not path.exists():

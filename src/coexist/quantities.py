@@ -17,7 +17,7 @@ import math
 import re
 from decimal import Decimal
 
-from .params import ParameterError, invalid
+from .params import invalid
 
 #: unit suffixes (case-insensitive) and their factor to SI
 RATE_UNITS = {"bit": 1.0, "bps": 1.0, "kbit": 1e3, "kbps": 1e3, "mbit": 1e6, "mbps": 1e6,
@@ -43,7 +43,8 @@ def parse(text: str | float, name: str, units: dict[str, float], low: float, hig
     A number (not text: a YAML or JSON value) is taken in SI. Text is a decimal number with
     an optional exponent and a unit from ``units``; with ``unit_required`` the unit is
     required, otherwise a bare number is in SI (the parameter's name says which, e.g.
-    ``duration`` in seconds). Raises :class:`ParameterError` in one line otherwise."""
+    ``duration`` in seconds). Raises :class:`coexist.params.ParameterError` in one line
+    otherwise."""
     need = "with its unit" if unit_required else f"(a bare number is {si})"
     valid = (f"a {name.split(' ')[0]} {need} such as {example}, between {_si(low, si)} and "
              f"{_si(high, si)}; units: {', '.join(units)}")
@@ -87,19 +88,3 @@ def time(text: str | float, name: str, low: float, high: float, *,
     seconds (durations, named so)."""
     return parse(text, name, TIME_UNITS, low, high, unit_required=unit_required,
                  example="40ms" if unit_required else "60 or 60s", si="s")
-
-
-def number(text: str, name: str, low: float, high: float, *, low_open: bool = False) -> float:
-    """A plain number (a ratio such as a buffer in BDP) within its range."""
-    m = _NUMBER.fullmatch(text.lower()) if isinstance(text, str) and text.isascii() else None
-    lo = f"{low:g} {'<' if low_open else '<='} {name}"
-    valid = f"a number with {lo} <= {high:g}"
-    if not m or m.group(2):
-        raise invalid(name, text, valid)
-    value = float(m.group(1))
-    if not math.isfinite(value) or value > high or value < low or (low_open and value == low):
-        raise invalid(name, text, valid)
-    return value
-
-
-__all__ = ["ParameterError", "parse", "rate", "time", "number"]

@@ -86,9 +86,9 @@ def draw(e: Entry, rng: random.Random) -> dict[str, Any]:
 
 def as_overrides(values: dict[str, Any]) -> list[tuple[str, str]]:
     """``values`` as ``coexist figures -p NAME VALUE`` pairs (lists comma-separated)."""
-    from .figures import _value_text
+    from .figures import value_text
 
-    return [(k, _value_text(v)) for k, v in values.items()]
+    return [(k, value_text(v)) for k, v in values.items()]
 
 
 def refusal(e: Entry, values: dict[str, Any]) -> str | None:

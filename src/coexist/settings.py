@@ -9,10 +9,10 @@ value and what it may be, instead of being taken as a relative directory called
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from .params import ParameterError
+from .sidecars import CONTROL
 
 
 class SettingError(ParameterError):
@@ -33,7 +33,7 @@ def text(name: str, valid: str = "a value without surrounding spaces") -> str | 
         return None
     if value != value.strip():
         raise _fail(name, value, valid, "surrounding spaces")
-    if re.search(r"[\x00-\x1f\x7f]", value):
+    if CONTROL.search(value):
         raise _fail(name, value, valid, "a control character")
     return value
 

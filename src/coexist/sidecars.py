@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,9 @@ class DataError(ValueError):
 
 #: the largest sidecar read (the datapackage, the largest, is a few MB)
 MAX_BYTES = 64 * 2**20
+#: a control character: no text a reader of ours means holds one (table cells, paths,
+#: environment variables)
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def read_bytes(path: Path, what: str = "file") -> bytes:
@@ -121,6 +125,11 @@ class Key:
 def number(low: float | None = None, high: float | None = None, **kw: Any) -> Key:
     """A finite JSON number (not a boolean) in [low, high]."""
     return Key((int, float), low=low, high=high, **kw)
+
+
+def positive(**kw: Any) -> Key:
+    """A finite JSON number above 0."""
+    return number(low=0.0, test=lambda v: None if v > 0 else "must be above 0", **kw)
 
 
 def integer(low: float | None = None, high: float | None = None, **kw: Any) -> Key:
