@@ -493,6 +493,37 @@ CAMPAIGNS: dict[str, tuple[str, ...]] = {
     "T-F2": ("two_flow",), "T-F3": ("*",), "T-F4": ("*",),
 }
 
+#: the RTT parameters that are not the fluid model's (F-NE's are FABRIC's measured RTTs)
+NOT_FLUID_RTTS = {"F-NE": ("rtts_ms",)}
+#: steps each way the fluid model's delay lines need: its published reading reads each rate
+#: back one forward delay later, so it refuses a forward delay (half the RTT) under a step
+#: (:func:`coexist.fluid.solve.simulate_published`)
+STEPS_PER_ONE_WAY_DELAY = 1
+
+
+def _rtts_span_steps(e: Entry) -> Entry:
+    """``e`` with the rule that every RTT its fluid-model runs take spans two integration
+    steps (one each way), for a figure that runs the model at a step it accepts."""
+    names = e.spec.names
+    steps = [n for n in names if n in ("step_us", "fluid_step_us")]
+    rtts = [n for n in names if "rtt" in n and n.endswith("_ms")
+            and n not in NOT_FLUID_RTTS.get(e.id, ())]
+    if not steps or not rtts:
+        return e
+    step, k = steps[0], 2 * STEPS_PER_ONE_WAY_DELAY
+
+    def fits(*values: Any) -> bool:
+        *rtt_values, step_us = values
+        shortest = min(v for r in rtt_values for v in (r if isinstance(r, list) else [r]))
+        return shortest * 1e3 >= k * step_us
+
+    rule = holds(f"every RTT of {', '.join(rtts)} >= {k} x {step} (a step each way)",
+                 (*rtts, step), fits)
+    return Entry(e.id, e.notebook, e.kind, e.title,
+                 Spec(e.spec.params, (*e.spec.constraints, rule)), e.rtol, e.atol)
+
+
+ENTRIES = tuple(_rtts_span_steps(e) for e in ENTRIES)
 BY_ID = {e.id: e for e in ENTRIES}
 FIGURES = tuple(e for e in ENTRIES if e.kind == "figure")
 
