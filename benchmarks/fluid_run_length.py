@@ -23,7 +23,8 @@ import argparse
 import json
 import time
 
-from coexist import data, paths, provenance
+from coexist.core import paths, provenance
+from coexist.data import datapackage
 from coexist.fluid import cache, run_length, solve
 
 OUT = paths.DATA / "reference"
@@ -34,7 +35,7 @@ STEP_S = 5e-5
 
 def save(name: str, table, *, step_s: float, spans: dict, wall_s: float) -> None:
     """Write ``data/reference/<name>.csv`` and its provenance ``<name>.json`` (the project's
-    record, :func:`coexist.provenance.collect`: command, commit and local changes, kernel,
+    record, :func:`coexist.core.provenance.collect`: command, commit and local changes, kernel,
     CPU, interpreter, packages, time; plus the model and grid), and refresh the datapackage
     (shared by this script and ``fluid_step_equilibria.py``)."""
     OUT.mkdir(parents=True, exist_ok=True)
@@ -46,7 +47,7 @@ def save(name: str, table, *, step_s: float, spans: dict, wall_s: float) -> None
             "spans": {k: {"warmup_s": a, "duration_s": b} for k, (a, b) in spans.items()},
             "wall_s": round(wall_s, 1)}
     (OUT / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
-    data.write_datapackage()
+    datapackage.write_datapackage()
     print(f"{len(table)} rows, {wall_s:.0f} s: {OUT / f'{name}.csv'}")
 
 

@@ -14,7 +14,7 @@ import time
 import numpy as np
 from scipy.optimize import brentq
 
-from coexist import mishra, nash
+from coexist.closed_form import mishra, nash
 
 SETTINGS = [(c, r) for c in (50e6, 100e6, 500e6) for r in (0.005, 0.02, 0.04, 0.08)]
 BUFFERS = np.geomspace(1.05, 50.0, 100)

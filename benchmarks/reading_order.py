@@ -5,7 +5,7 @@ Every page of the book (the ``_toc.yml`` order Sphinx sorts alphabetically) slee
 seconds it took to execute in a recorded build (``--seconds``, default the committed
 ``benchmarks/page_seconds.json``), scaled by ``--scale``, and Sphinx 7's ``ParallelTasks``
 runs them on ``--jobs`` processes: once in Sphinx's own batches (``make_chunks``) and once
-in :func:`coexist.book.reading_batches`. The pages of a real build share fluid-model runs
+in :func:`coexist.book.build.reading_batches`. The pages of a real build share fluid-model runs
 through the memo (a page that finds a run stored reads it, one that finds it being computed
 waits for it), which a sleep cannot show; the build itself is the final measure. Each batch
 also costs a fork, which a small ``--scale`` magnifies (at 0.005 it erased the difference).
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sphinx.util.parallel import ParallelTasks, make_chunks
 
-from coexist import book
+from coexist.book import build as book
 
 ROOT = Path(__file__).resolve().parents[1]
 

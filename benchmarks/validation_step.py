@@ -25,8 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
-from coexist import fluid_vs_measured as fvm
 from coexist.fluid import metrics, solve
+from coexist.measured import fluid_vs_measured as fvm
 
 METRICS = ("jain", "loss_rate", "queue_share", "utilisation", "jitter_s")
 KEY = ["pair", "aqm", "buffer_bdp"]

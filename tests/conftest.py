@@ -34,7 +34,8 @@ def built_tables(tmp_path: Path, bundled_only: bool = True) -> Path:
     import json
     import shutil
 
-    from coexist import book, ledger
+    from coexist.book import build as book
+    from coexist.book import ledger
 
     out = tmp_path / "figures"
     shutil.copytree(ledger.EXPECTED, out)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from coexist import book
-from coexist.params import ParameterError
+from coexist.book import build as book
+from coexist.core.params import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,9 +96,9 @@ def test_page_seconds_come_from_the_last_build_else_the_committed_record(tmp_pat
 
 
 def test_the_committed_record_times_every_notebook_of_the_book():
-    from coexist import paths
+    from coexist.core import paths
 
-    assert book.SECONDS_FILE.name == paths.PAGE_SECONDS  # the file coexist.sphinxext writes
+    assert book.SECONDS_FILE.name == paths.PAGE_SECONDS  # the file coexist.book.sphinxext writes
     recorded = json.loads((ROOT / book.SECONDS_COMMITTED).read_text())
     toc = (ROOT / "_toc.yml").read_text()
     notebooks = {f"notebooks/{p.stem}" for p in (ROOT / "notebooks").glob("*.ipynb")
@@ -124,7 +124,7 @@ def _tiny_book(root: Path, value: str) -> None:
     (root / "src" / "model.py").write_text("A = 1\n")
     (root / "_config.yml").write_text(
         "title: t\nonly_build_toc_files: true\nexecute:\n  execute_notebooks: force\n"
-        "sphinx:\n  extra_extensions:\n    - coexist.sphinxext\n")
+        "sphinx:\n  extra_extensions:\n    - coexist.book.sphinxext\n")
     (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: nb\n")
     (root / "intro.md").write_text(
         "# Intro\n\nThe value is {glue:text}`nb.ipynb::v:s`.\n")

@@ -48,7 +48,8 @@ def dump_dom(page: Path, tmp: Path) -> str:
 def test_beyond_chapter_shows_the_equilibria_of_the_bundled_data():
     """The equilibrium table pasted into the beyond chapter holds one row per observed
     10-flow equilibrium in the bundled data, with the same verdict against eq. (25)."""
-    from coexist import measured, measured_equilibria
+    from coexist.measured import equilibria as measured_equilibria
+    from coexist.measured import runs as measured
 
     page = HTML / "chapters" / "beyond.html"
     _need(page.exists(), "book not built: run `make book` first")
@@ -80,7 +81,7 @@ def test_every_page_offers_its_source_for_download():
 
 
 def test_every_figure_has_its_provenance_line_under_it():
-    from coexist import ledger
+    from coexist.book import ledger
 
     _need(HTML.exists(), "book not built: run `make book` first")
     for e in ledger.FIGURES:
@@ -91,7 +92,7 @@ def test_every_figure_has_its_provenance_line_under_it():
 
 def test_claims_are_shown_where_the_text_quotes_them():
     """A glued claim renders as its committed text, not as a role left unresolved."""
-    from coexist import claims, ledger
+    from coexist.book import claims, ledger
 
     _need(HTML.exists(), "book not built: run `make book` first")
     page = (HTML / "chapters" / "closed_form.html").read_text()
@@ -173,7 +174,7 @@ def _move(page, selector: str, value: str) -> None:
 def test_whatif_sliders_drive_the_chart_offline(tmp_path):
     """The interactive chapter, as a reader sees it with no network: the chart embeds from
     the book's own Vega bundle, moving a slider redraws it, nothing is fetched remotely."""
-    from coexist.browser import Page
+    from coexist.book.browser import Page
 
     page_file = HTML / "notebooks" / "fig_whatif.html"
     _need(page_file.exists(), "book not built: run `make book` first")
@@ -221,8 +222,8 @@ def test_every_figure_is_shown_at_its_own_size_in_a_laptop_window(tmp_path):
     """In a window 1280 pixels wide the text column is at least figures.COLUMN wide, so
     every figure (which figures.save keeps that narrow) is shown unscaled and its smallest
     label keeps its figures.MIN_FONT pixels."""
-    from coexist import figures
-    from coexist.browser import Page
+    from coexist.book import figures
+    from coexist.book.browser import Page
 
     figure_pages = sorted((HTML / "notebooks").glob("fig_*.html"))
     _need(bool(figure_pages), "book not built: run `make book` first")
@@ -249,8 +250,8 @@ def test_every_page_reads_as_a_paper(tmp_path):
     """What a reader sees without clicking: on a figure page at most a small share of the
     visible text is code (the code is collapsed, one click away), on no page any raw
     printed output, no preformatted line or table wider than the column,
-    and no link to a file the book does not have (coexist.reader_view.LIMITS)."""
-    from coexist import reader_view
+    and no link to a file the book does not have (coexist.book.reader_view.LIMITS)."""
+    from coexist.book import reader_view
 
     _need(HTML.joinpath("index.html").exists(), "book not built: run `make book` first")
     _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
@@ -263,7 +264,7 @@ def test_the_reader_view_sees_what_a_reader_sees(tmp_path):
     """The measurement itself: on a page made for it, visible code counts and collapsed code
     does not, a stdout block counts its lines, a line wider than its box and a link to a
     missing file are found."""
-    from coexist import reader_view
+    from coexist.book import reader_view
 
     _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
     site = tmp_path / "site"
@@ -311,7 +312,7 @@ def test_the_pdf_holds_every_page_figure_and_formula(tmp_path):
     figure in it (each figure's title, drawn as SVG text, is text in the PDF)."""
     from pypdf import PdfReader
 
-    from coexist import ledger, pdf
+    from coexist.book import ledger, pdf
 
     _need(HTML.joinpath("index.html").exists(), "book not built: run `make book` first")
     _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")

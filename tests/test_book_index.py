@@ -4,7 +4,10 @@ import re
 
 import pytest
 
-from coexist import book_index, data, figures, ledger, paths, source_pages
+from coexist import data
+from coexist.book import figures, ledger, source_pages
+from coexist.book import index as book_index
+from coexist.core import paths
 
 
 def test_citations_are_read_with_their_ranges():
@@ -74,7 +77,7 @@ def test_undeclared_campaign_named_in_the_error(monkeypatch):
 
 
 def test_reading_a_campaign_table_records_it(monkeypatch):
-    from coexist import measured
+    from coexist.measured import runs as measured
 
     monkeypatch.setattr(data, "CAMPAIGNS_READ", set())
     measured.campaign_table("two_flow")
@@ -83,7 +86,7 @@ def test_reading_a_campaign_table_records_it(monkeypatch):
 
 
 def test_every_change_the_edition_page_lists_is_filled_from_a_claim():
-    from coexist import edition
+    from coexist.book import edition
 
     table = edition.changes()
     assert len(table) >= 10

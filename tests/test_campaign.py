@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from coexist import data
-from coexist.params import ParameterError
+from coexist.core.params import ParameterError
+from coexist.data import datapackage
 from coexist.testbed import campaign
 
 from .conftest import summary_doc
@@ -174,17 +175,18 @@ def test_status_table_and_datapackage(tmp_path):
     t = data.load_table(tmp_path / "camp.csv", "campaign")
     assert len(t) == 2 and set(t["cca"]) == {"cubic", "bbr"}
     assert t["key"].unique().tolist() == [c.points[0].key]
-    assert data.verify(tmp_path) == []
+    assert datapackage.verify(tmp_path) == []
     pkg = json.loads((tmp_path / "datapackage.json").read_text())
     prov = pkg["resources"][0]["provenance"]
     assert prov["runs_valid"] == 1 and prov["runs_invalid"] == 4 and prov["commits"] == ["abc"]
 
     flows = root / c.points[0].key / "flows.csv"
     flows.write_text(flows.read_text().replace("9000000", "9000001"))
-    assert data.verify(tmp_path) == [f"runs/camp/{c.points[0].key}/flows.csv: sha256 differs "
+    assert datapackage.verify(tmp_path) == [
+        f"runs/camp/{c.points[0].key}/flows.csv: sha256 differs "
                                      "from datapackage.json"]
     shutil.copytree(root / c.points[0].key, root / "stray")
-    assert any("stray" in p and "not described" in p for p in data.verify(tmp_path))
+    assert any("stray" in p and "not described" in p for p in datapackage.verify(tmp_path))
     with pytest.raises(data.DataError, match="not in the campaign grid"):
         campaign.status(c, tmp_path)
 
@@ -408,7 +410,7 @@ def test_disturbed_is_steal_above_one_percent_failing_timing_gates_only():
                           for n in ("probe_rtt", "delay_lateness", "cca_confirmed")],
                 "provenance": {"cores": 2, "cpu_seconds_during_run": {"steal_s": steal_s}}}
 
-    from coexist.testbed import gates
+    from coexist.data import gates
 
     assert gates.disturbed(summary(0.21, ["delay_lateness"]))          # 1.05 % of 20 CPU-s
     assert not gates.disturbed(summary(0.2, ["delay_lateness"]))       # exactly 1 %: counts
@@ -435,7 +437,7 @@ def test_a_stall_the_sleepers_saw_disturbs_a_run_without_steal():
     """Some hosts stop a virtual CPU without the guest counting steal: a sleeper on some CPU
     more than 1 ms late for at least 0.1 % of the run (the share of late packets the
     lateness gate allows the delay line) explains a timing failure too."""
-    from coexist.testbed import gates
+    from coexist.data import gates
 
     base = {"valid": False, "wall_s": 10.0,
             "gates": [{"name": n, "passed": n != "delay_lateness"}

@@ -14,7 +14,8 @@ import time
 import pytest
 
 from coexist import data
-from coexist.testbed import campaign, gates
+from coexist.data import datapackage, gates
+from coexist.testbed import campaign
 
 from .test_testbed_integration import _netns, _require_testbed, _stall, _steal
 
@@ -101,7 +102,7 @@ def test_killed_campaign_loses_and_duplicates_nothing(tiny, tmp_path):
         table = data.load_table(tmp_path / "tiny.csv", "campaign")
         assert sorted(table["key"].unique()) == sorted(st.done)
         assert len(table) == sum(len(p.exp.flows) for p in c.points if p.key in st.done)
-    assert data.verify(tmp_path) == []
+    assert datapackage.verify(tmp_path) == []
     assert not any(ns.startswith("cx-") for ns in _netns() - _live_namespaces())
     status = subprocess.run([sys.executable, "-m", "coexist.cli", "campaign", "status",
                              str(c.path), "--data", str(tmp_path)], capture_output=True, text=True)
@@ -171,7 +172,7 @@ def test_dask_local_cluster_runs_campaign(tiny, tmp_path):
     assert len(st.done) + sum(st.attempts.values()) == 2
     assert len(st.left) == 3 - len(st.done)
     assert _check_consistent(c, tmp_path) == set(st.done)
-    assert data.verify(tmp_path) == []
+    assert datapackage.verify(tmp_path) == []
 
 
 def test_sigint_during_campaign_keeps_finished_runs(tiny, tmp_path):
@@ -196,7 +197,7 @@ def test_sigint_during_campaign_keeps_finished_runs(tiny, tmp_path):
             assert len(undisturbed) < c.max_attempts, key
         assert tried
     assert len(done) < 3
-    assert data.verify(tmp_path) == []
+    assert datapackage.verify(tmp_path) == []
     # every stored attempt records the steal measured just before it and the wait for it
     stored = [json.loads(f.read_text())["campaign"]
               for f in c.run_dir(tmp_path).rglob("summary.json")]

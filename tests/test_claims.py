@@ -6,8 +6,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from coexist import claims, ledger, runner
-from coexist.params import ParameterError
+from coexist.book import claims, ledger, runner
+from coexist.core.params import ParameterError
 
 from .conftest import built_tables
 
@@ -45,7 +45,7 @@ def test_a_claim_the_parameters_do_not_give_says_so(tmp_path):
 def test_the_committed_claims_all_have_values():
     """At the committed defaults every claim is available: "not available" is for a
     reader's own parameters only."""
-    from coexist import ledger
+    from coexist.book import ledger
 
     files = [p for e in ledger.FIGURES
              if (p := ledger.EXPECTED / f"{e.id}{claims.SUFFIX}").exists()]

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from coexist import comparison
+from coexist.measured import comparison
 
 
 def test_the_error_table_puts_each_model_in_a_row_and_each_range_in_a_column():

@@ -7,15 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coexist import (
-    comparison,
-    data,
-    measured,
-    measured_equilibria,
-    nash,
-    socket_states,
-)
-from coexist.testbed import campaign, gates
+from coexist import data
+from coexist.closed_form import nash
+from coexist.data import datapackage, gates
+from coexist.measured import comparison, socket_states
+from coexist.measured import equilibria as measured_equilibria
+from coexist.measured import runs as measured
+from coexist.testbed import campaign
 
 CAMPAIGNS = sorted((data.DATA / "campaigns").glob("*.yaml"))
 
@@ -30,7 +28,7 @@ def test_datapackage_hashes_match_every_file():
     if not (data.DATA / "datapackage.json").exists():
         assert not (data.DATA / "runs").exists(), "runs are stored but no datapackage.json"
         pytest.skip("no measurement bundled yet")
-    assert data.verify() == []
+    assert datapackage.verify() == []
 
 
 @pytest.mark.parametrize("path", CAMPAIGNS, ids=lambda p: p.stem)
@@ -170,7 +168,7 @@ def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     # disturbed: invalid, only timing gates failed, and more than 1 % steal over the run,
     # at least 1 ms stolen within a second of its traffic, or sleepers late at least 0.1 %
     # of the time (testbed.gates.stalled)
-    from coexist.testbed.gates import DISTURBED_STALL_PCT
+    from coexist.data.gates import DISTURBED_STALL_PCT
 
     held_up = (runs["steal_pct"] > 1.0) | (runs["steal_burst_s"] >= 1e-3) | \
         (runs["stall_pct"] >= DISTURBED_STALL_PCT)
@@ -502,7 +500,7 @@ def test_verify_refuses_a_resource_outside_the_data_directory(tmp_path):
     (tmp_path / "datapackage.json").write_text(json.dumps({"resources": [
         {"name": "x", "path": "/etc/hostname", "sha256": "0" * 64},
         {"name": "y", "path": "../outside.csv", "sha256": "0" * 64}]}))
-    problems = data.verify(tmp_path)
+    problems = datapackage.verify(tmp_path)
     assert sum("must be relative and inside" in p for p in problems) == 2
 
 

@@ -6,7 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from coexist import data, fabric, nash
+from coexist import data
+from coexist.closed_form import nash
+from coexist.measured import fabric
 
 
 def _csv(rows, trailing_header=False) -> str:

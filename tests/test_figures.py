@@ -8,7 +8,8 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from coexist import figures, ledger, paths
+from coexist.book import figures, ledger
+from coexist.core import paths
 
 
 def test_interactive_html_embeds_spec_local_bundle_and_static_fallback():
@@ -218,8 +219,8 @@ def test_the_rerun_box_lists_every_parameter_and_commands_that_work(e):
     -p pair parses; papermill's -y YAML gives the same value)."""
     import yaml
 
-    from coexist import runner
-    from coexist.params import describe
+    from coexist.book import runner
+    from coexist.core.params import describe
 
     box = figures.rerun_box(e.id)
     params = [p for p in e.spec.params if p.name != "out_dir"]

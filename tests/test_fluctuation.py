@@ -1,4 +1,4 @@
-"""The fluctuation's per-run numbers (coexist.fluctuation): Jain's index, the remedy's
+"""The fluctuation's per-run numbers (coexist.analysis.fluctuation): Jain's index, the remedy's
 interval spread, the summary of a synthetic run whose answers are known, the stored runs
 read as P-F1-2 reads them, and the remedy acting in the fluid model."""
 
@@ -6,8 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coexist import fluctuation, ledger
-from coexist.params import ParameterError
+from coexist.analysis import fluctuation
+from coexist.book import ledger
+from coexist.core.params import ParameterError
+from coexist.fluid import fluctuation as fluid_fluctuation
+from coexist.measured import fluctuation as measured_fluctuation
 
 EST = dict(bin_s=0.5, warmup_s=20.0, min_period_s=2.0, max_period_s=60.0, sync_flows=5)
 
@@ -55,7 +58,7 @@ def test_the_stored_runs_read_as_p_f1_2_reads_them():
     """The same campaign and estimates as P-F1-2 give the synchronised-entry counts its
     committed claims state (notebooks/expected/P-F1-2.claims.csv)."""
     claims = pd.read_csv(ledger.EXPECTED / "P-F1-2.claims.csv").set_index("key")["value"]
-    t = fluctuation.measured_table(["fluctuation"], [2.0, 5.0], **EST)
+    t = measured_fluctuation.measured_table(["fluctuation"], [2.0, 5.0], **EST)
     assert len(t) == 6 and set(t.capacity_mbps) == {100.0}
     for rtt in (2.0, 5.0):
         n = t[t.rtt_ms == rtt].synchronised_entries
@@ -70,11 +73,11 @@ def test_spread_probe_rtt_intervals_end_the_synchronised_entries_in_the_model(mo
     monkeypatch.setenv("COEXIST_FLUID_CACHE", "off")
     kw = dict(capacity_bps=100e6, rtt_s=0.005, duration_s=60.0, step_s=5e-5,
               **{**EST, "warmup_s": 15.0, "max_period_s": 20.0})
-    published = fluctuation.fluid_run(**kw)
-    spread = fluctuation.fluid_run(
+    published = fluid_fluctuation.fluid_run(**kw)
+    spread = fluid_fluctuation.fluid_run(
         probe_rtt_interval_s=fluctuation.spread_intervals(10, 5.0), **kw)
     assert published["synchronised_entries"] >= 4
     assert spread["synchronised_entries"] == 0
     assert spread["probe_rtt_entries"] > 0
     with pytest.raises(ParameterError, match="one per BBR flow"):
-        fluctuation.fluid_run(probe_rtt_interval_s=(10.0, 12.0), **kw)
+        fluid_fluctuation.fluid_run(probe_rtt_interval_s=(10.0, 12.0), **kw)

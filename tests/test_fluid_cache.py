@@ -58,30 +58,39 @@ def test_model_code_is_part_of_the_key(monkeypatch):
     assert cache.key("k", {"a": 1}) != before
 
 
-def test_the_source_of_a_module_that_shapes_the_value_is_part_of_the_key(tmp_path):
-    import importlib.util
-
-    path = tmp_path / "labels.py"
-    path.write_text('CUBIC = "CUBIC"\n')
-    spec = importlib.util.spec_from_file_location("labels", path)
-    labels = importlib.util.module_from_spec(spec)
-    before = cache.key("k", {"a": 1}, shaped_by=(labels,))
-    assert before != cache.key("k", {"a": 1})
-    path.write_text('CUBIC = "Cubic"\n')
-    cache._source_hash.cache_clear()
-    assert cache.key("k", {"a": 1}, shaped_by=(labels,)) != before
+def test_the_model_code_is_the_fluid_package_and_the_layers_it_imports():
+    """The key covers what the fluid package reads beneath it: the closed form (a mix's
+    algorithm labels come from nash) and the series analysis (a fluctuation row's
+    periodogram), but not where runs are stored or scheduled."""
+    names = {p.relative_to(cache.PACKAGE.parent).as_posix() for p in cache.model_sources()}
+    assert {"fluid/solve.py", "fluid/published.py", "closed_form/nash.py",
+            "closed_form/mishra.py", "analysis/periodicity.py", "analysis/fairness.py"} <= names
+    assert not names & {f"fluid/{n}" for n in cache.NOT_MODEL}
+    assert all(n.split("/")[0] in ("fluid", "closed_form", "analysis") for n in names)
 
 
-def test_a_mix_is_keyed_on_the_labels_its_table_carries(memo_dir):
-    from coexist import nash
+def test_a_changed_model_source_changes_the_digest(tmp_path):
+    (tmp_path / "nash.py").write_text('CUBIC = "CUBIC"\n')
+    before = cache.source_digest([tmp_path / "nash.py"], tmp_path)
+    (tmp_path / "nash.py").write_text('CUBIC = "Cubic"\n')
+    assert cache.source_digest([tmp_path / "nash.py"], tmp_path) != before
 
-    assert cache.KINDS["mix"].shaped_by == (nash,)
-    inputs = {"a": 1}
-    assert cache.key("mix", inputs, (nash,)) != cache.key("mix", inputs)
-    # memo() keys a registered kind with the modules it names
-    log = []
-    cache.memo("mix", inputs, lambda: log.append(1) or {"x": 1})
-    assert (memo_dir / "mix" / f"{cache.key('mix', inputs, (nash,))}.json.gz").exists()
+
+def test_a_kind_computed_outside_the_model_package_is_refused():
+    def compute(inputs):
+        return inputs
+
+    compute.__module__ = "coexist.measured.fluid_vs_measured"
+    with pytest.raises(RuntimeError, match="outside coexist.fluid"):
+        cache.computes("elsewhere")(compute)
+    assert "elsewhere" not in cache.KINDS
+
+
+def test_inputs_json_cannot_hold_are_refused_not_keyed_by_their_repr():
+    with pytest.raises(TypeError):
+        cache.key("k", {"a": object()})
+    with pytest.raises(ValueError):
+        cache.key("k", {"a": float("nan")})
 
 
 def test_memoised_mix_equals_a_fresh_run(memo_dir, monkeypatch):
@@ -124,7 +133,7 @@ def test_a_result_being_computed_elsewhere_is_waited_for(memo_dir):
 
 
 def test_a_memo_path_that_is_a_file_is_refused(tmp_path, monkeypatch):
-    from coexist.params import ParameterError
+    from coexist.core.params import ParameterError
 
     f = tmp_path / "file"
     f.write_text("x")

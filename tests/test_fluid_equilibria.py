@@ -4,9 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coexist import measured_equilibria, nash
+from coexist.closed_form import nash
+from coexist.core.params import ParameterError
 from coexist.fluid import cache, equilibria
-from coexist.params import ParameterError
+from coexist.measured import equilibria as measured_equilibria
 
 
 def test_mix_flows_lists_every_group():

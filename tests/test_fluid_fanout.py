@@ -4,9 +4,9 @@ table, and a cluster that cannot serve is refused before any work."""
 import pandas as pd
 import pytest
 
-from coexist import runner
+from coexist.book import runner
+from coexist.core.params import ParameterError
 from coexist.fluid import equilibria, fanout
-from coexist.params import ParameterError
 
 SMALL = dict(capacity_bps=10e6, duration_s=2.0, warmup_s=1.0, step_s=1e-4, progress=False)
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from coexist import cli
+from coexist.core.params import ParameterError
 from coexist.fluid import metrics, solve
-from coexist.params import ParameterError
 
 PPS = 100e6 / 12000
 

@@ -6,8 +6,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
+from coexist.core.params import ParameterError
 from coexist.fluid import cubic, network, reno
-from coexist.params import ParameterError
 
 C, B = 8333.0, 1000.0  # 100 Mbit/s in 1500-byte packets; a 1000-packet buffer
 

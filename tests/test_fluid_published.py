@@ -8,8 +8,8 @@ import numba
 import numpy as np
 import pytest
 
+from coexist.core.params import ParameterError
 from coexist.fluid import authors, published, solve, stability
-from coexist.params import ParameterError
 
 PPS = 100e6 / (published.MSS_BYTES * 8)
 

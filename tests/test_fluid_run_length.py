@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from coexist.core.params import ParameterError
 from coexist.fluid import equilibria, run_length, solve
-from coexist.params import ParameterError
 
 
 def test_a_short_run_is_the_start_of_a_long_one():
@@ -87,7 +87,7 @@ def _rerun_matches(table: str, case: dict, n_rows: int, tmp_path, monkeypatch, *
     :func:`run_length.study` and ``study``'s options: the model is deterministic, so the
     committed numbers must come back to rounding. A change to the model that moves them
     fails here until the benchmark script that wrote the table is run again."""
-    from coexist import paths
+    from coexist.core import paths
 
     monkeypatch.setenv("COEXIST_FLUID_CACHE", str(tmp_path))
     committed = pd.read_csv(paths.DATA / "reference" / f"{table}.csv")

@@ -6,8 +6,8 @@ import dataclasses
 import numpy as np
 import pytest
 
+from coexist.core.params import ParameterError
 from coexist.fluid import cubic, metrics, reference, solve
-from coexist.params import ParameterError
 
 
 def dumbbell(*args, **kw):

@@ -6,8 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coexist import data, fluid_vs_measured, measured
-from coexist.params import ParameterError
+from coexist import data
+from coexist.book import aggregate_figures
+from coexist.core.params import ParameterError
+from coexist.measured import fluid_vs_measured
+from coexist.measured import runs as measured
 
 RUN = data.DATA / "runs" / "two_flow" / "50mbit-40ms-b2-cubic1-bbr1-r0"
 
@@ -344,7 +347,7 @@ def test_metrics_figures_config_in_the_published_reading():
 
 
 def test_start_claims_name_every_metric_pair_start_and_window(tmp_path):
-    from coexist import claims
+    from coexist.book import claims
 
     cols = pd.MultiIndex.from_tuples([("paper", "2-7 s"), ("paper", "5-19.5 s"),
                                       ("post_loss", "2-7 s"), ("post_loss", "5-19.5 s")],
@@ -354,7 +357,7 @@ def test_start_claims_name_every_metric_pair_start_and_window(tmp_path):
                              columns=cols)
     by_pair = pd.DataFrame([[-0.6, -0.4, -0.1, 0.05]],
                            index=pd.Index(["CUBIC/CUBIC"], name="pair"), columns=cols)
-    fluid_vs_measured.start_claims("S-Test", "st", by_metric, by_pair, str(tmp_path))
+    aggregate_figures.start_claims("S-Test", "st", by_metric, by_pair, str(tmp_path))
     made = claims.read(tmp_path / "S-Test.claims.csv")
     assert made["st_mae_queue_share_paper_paper"].text == "0.30"
     assert made["st_mae_queue_share_post_loss_ours"].text == "0.10"

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coexist import cli, data, fabric
-from coexist.params import Param, ParameterError
+from coexist import cli, data
+from coexist.core.params import Param, ParameterError
+from coexist.measured import fabric
 from coexist.testbed import campaign, spec
 
 EXAMPLES = int(os.environ.get("COEXIST_FUZZ_EXAMPLES", "300"))

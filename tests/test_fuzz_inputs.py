@@ -20,10 +20,16 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from coexist import book, cli, data, fabric, ledger, measured, paths, quantities, runner
-from coexist import settings as env_settings
+from coexist import cli, data
+from coexist.book import build as book
+from coexist.book import ledger, runner
+from coexist.core import paths, quantities
+from coexist.core import settings as env_settings
+from coexist.core.params import ParameterError
+from coexist.data import datapackage
 from coexist.fluid import cache, store
-from coexist.params import ParameterError
+from coexist.measured import fabric
+from coexist.measured import runs as measured
 from coexist.testbed import campaign, topology
 
 EXAMPLES = int(os.environ.get("COEXIST_FUZZ_EXAMPLES", "300"))
@@ -216,8 +222,8 @@ def _manifest(tmp: Path) -> Path:
 def _datapackage(tmp: Path) -> Path:
     (tmp / "a.csv").write_text("x\n1\n")
     (tmp / "datapackage.json").write_text(json.dumps({"resources": [
-        {"name": "a", "path": "a.csv", "sha256": data.sha256(tmp / "a.csv")},
-        {"name": "b", "path": ["a.csv"], "sha256": {"a.csv": data.sha256(tmp / "a.csv")}}]}))
+        {"name": "a", "path": "a.csv", "sha256": datapackage.sha256(tmp / "a.csv")},
+        {"name": "b", "path": ["a.csv"], "sha256": {"a.csv": datapackage.sha256(tmp / "a.csv")}}]}))
     return tmp / "datapackage.json"
 
 
@@ -243,7 +249,7 @@ SIDECARS = {
     "setting": (lambda tmp: Path(shutil.copy(SETTING, tmp / "setting.json")),
                 fabric.read_setting),
     "build record": (_manifest, _read_manifest),
-    "datapackage": (_datapackage, lambda p: data.verify(p.parent)),
+    "datapackage": (_datapackage, lambda p: datapackage.verify(p.parent)),
     "page seconds": (_page_seconds, lambda p: book.page_seconds(p.parents[1])),
 }
 
@@ -287,7 +293,7 @@ READERS = {
     "summary": ("summary.json", data.read_summary),
     "setting": ("setting.json", fabric.read_setting),
     "build record": (paths.MANIFEST, lambda p: runner.check_built(p.parent, p.parent)),
-    "datapackage": ("datapackage.json", lambda p: data.verify(p.parent)),
+    "datapackage": ("datapackage.json", lambda p: datapackage.verify(p.parent)),
     "campaign": (None, campaign.load),
     "table": ("flows.csv", lambda p: data.load_table(p, "flows")),
     "gz table": ("series.csv.gz", lambda p: data.load_table(p, "series")),

@@ -7,7 +7,7 @@ import re
 import nbformat
 import pytest
 
-from coexist import ledger
+from coexist.book import ledger
 
 
 def parameters_cell(path):
@@ -58,7 +58,7 @@ def test_notebooks_are_committed_without_outputs(root):
 @pytest.mark.parametrize("e", ledger.ENTRIES, ids=lambda e: e.id)
 def test_every_warmup_must_end_before_its_run(e):
     """A warm-up as long as its run would leave nothing to average: refused, by name."""
-    from coexist.params import ParameterError
+    from coexist.core.params import ParameterError
 
     defaults = e.spec.defaults()
     durations = [n for n in defaults if n.endswith("duration_s")]
@@ -73,7 +73,7 @@ def test_every_warmup_must_end_before_its_run(e):
 
 
 def test_every_figure_notebook_is_named_after_its_figure():
-    from coexist import ledger
+    from coexist.book import ledger
 
     wrong = [(e.id, e.notebook) for e in ledger.FIGURES
              if e.notebook != f"fig_{e.id.lower().replace('-', '_')}.ipynb"]
@@ -99,7 +99,8 @@ def _assigns(source: str, name: str) -> bool:
 def test_every_figure_notebook_computes_its_table_before_drawing_it():
     """One cell computes the table CI checks; the chart is drawn from it in a cell after
     it, which does not change the table."""
-    from coexist import ledger, paths
+    from coexist.book import ledger
+    from coexist.core import paths
 
     for e in ledger.FIGURES:
         cells = _code_cells(paths.ROOT / "notebooks" / e.notebook)
@@ -116,7 +117,8 @@ def test_every_figure_page_keeps_its_code_one_click_away_and_prints_nothing_on_i
     """A figure page reads as a figure in a paper: every code cell is collapsed
     (``hide-input``), and a cell that prints keeps that output off the page
     (``remove-output``): what a reader is to see is a figure, a table or a claim."""
-    from coexist import ledger, paths
+    from coexist.book import ledger
+    from coexist.core import paths
 
     for e in ledger.FIGURES:
         for src, tags in _code_cells(paths.ROOT / "notebooks" / e.notebook):
@@ -133,7 +135,8 @@ def test_every_figure_page_has_the_anatomy_of_a_papers_figure(e):
     provenance line; the result; the box that says how to re-run it; then "How this figure
     is computed" and only then the code, none of which prints: the page a reader meets
     before any code."""
-    from coexist import figures, paths
+    from coexist.book import figures
+    from coexist.core import paths
 
     nb = nbformat.read(paths.ROOT / "notebooks" / e.notebook, as_version=4)
     kinds = [c.cell_type for c in nb.cells]
@@ -164,7 +167,8 @@ def test_measured_spreads_come_from_the_shared_layer():
     draws measurements one way; a notebook's own rule from a minimum to a maximum is not."""
     import re
 
-    from coexist import ledger, paths
+    from coexist.book import ledger
+    from coexist.core import paths
 
     own = re.compile(r"mark_rule\([^)]*\)\s*\.encode\([^)]*y2=", re.S)
     found = [e.id for e in ledger.FIGURES
@@ -174,7 +178,7 @@ def test_measured_spreads_come_from_the_shared_layer():
 
 def test_a_name_no_cell_may_assign_before_the_check_is_refused():
     """What papermill injects after the parameters cell is in the kernel's input history."""
-    from coexist.params import ParameterError
+    from coexist.core.params import ParameterError
 
     e = ledger.entry("M-F6")
     params = "\n".join(f"{p.name} = {p.default!r}" for p in e.spec.params)
@@ -207,8 +211,8 @@ def test_plain_papermill_with_a_misspelled_parameter_stops_in_one_line(tmp_path)
 def test_visible_code_fits_the_column():
     """Code a page shows without a click (a derivation's, the index's) keeps its lines
     short enough for the text column; collapsed code may use the project's line length."""
-    from coexist import paths
-    from coexist.reader_view import CODE_COLUMN_CHARS
+    from coexist.book.reader_view import CODE_COLUMN_CHARS
+    from coexist.core import paths
 
     wide = []
     for path in sorted((paths.ROOT / "notebooks").glob("*.ipynb")):

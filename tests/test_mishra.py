@@ -7,9 +7,9 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coexist import derivations as d
-from coexist import mishra
-from coexist.params import ParameterError
+from coexist.closed_form import derivations as d
+from coexist.closed_form import mishra
+from coexist.core.params import ParameterError
 
 
 @pytest.mark.parametrize("step", d.ALL_STEPS, ids=lambda s: s.__name__)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coexist import nash
-from coexist.params import ParameterError
+from coexist.closed_form import nash
+from coexist.core.params import ParameterError
 
 NAN = np.nan
 
@@ -219,7 +219,8 @@ def test_region_ordering_and_monotone_in_buffer():
 def test_chapter_numbers_are_the_model_s_claims(root):
     """The closed-form chapter shows the model's numbers through claims (glue roles), and
     the committed claims are the model's values."""
-    from coexist import claims, ledger, mishra
+    from coexist.book import claims, ledger
+    from coexist.closed_form import mishra
 
     text = (root / "chapters" / "closed_form.md").read_text()
     shares = claims.read(ledger.EXPECTED / "M-F1.claims.csv")

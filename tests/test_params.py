@@ -1,6 +1,6 @@
 import pytest
 
-from coexist.params import Param, ParameterError, Spec, check_array, ordered
+from coexist.core.params import Param, ParameterError, Spec, check_array, ordered
 
 SPEC = Spec(
     (
@@ -88,7 +88,7 @@ def test_numbers_with_underscores_or_other_digits_are_refused(text):
 
 
 def test_within_names_the_values_outside_the_coarser_grid():
-    from coexist.params import within
+    from coexist.core.params import within
 
     spec = Spec((Param("rtts_ms", list, [5.0, 40.0], low=0.0),
                  Param("multi_rtts_ms", list, [40.0], low=0.0)),

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coexist import periodicity
-from coexist.params import ParameterError
+from coexist.analysis import periodicity
+from coexist.core.params import ParameterError
 
 
 def _pulses(period_s: float, dt: float = 0.5, n: int = 400, seed: int = 1) -> np.ndarray:
@@ -94,7 +94,7 @@ def test_relation_to_a_clock():
 
 
 def test_synchronised_groups_entries_and_counts_each_group():
-    from coexist.periodicity import synchronised
+    from coexist.analysis.periodicity import synchronised
 
     starts, size = synchronised([30.2, 10.0, 10.4, 10.9, 20.0, 20.5, 31.0])
     assert starts.tolist() == [10.0, 20.0, 30.2]
@@ -102,7 +102,7 @@ def test_synchronised_groups_entries_and_counts_each_group():
 
 
 def test_model_probe_rtt_entries_are_upward_crossings_of_one_half():
-    from coexist.periodicity import model_probe_rtt_entries
+    from coexist.analysis.periodicity import model_probe_rtt_entries
 
     t = np.arange(6.0)
     m = np.array([[0, 0], [1, 0], [1, 0], [0, 1], [1, 1], [0, 0]], dtype=float)

@@ -15,7 +15,7 @@ def _stderr_of(code: str) -> str:
 
 
 def test_progress_bars_print_no_widget_warning_in_a_notebook_kernel():
-    quiet = _stderr_of("from coexist.progress import tqdm\n"
+    quiet = _stderr_of("from coexist.core.progress import tqdm\n"
                        "assert list(tqdm(range(3), disable=True)) == [0, 1, 2]")
     assert quiet == ""
     if importlib.util.find_spec("ipywidgets") is None:  # the warning this module silences

@@ -1,7 +1,7 @@
 """The prose shows numbers that come from data or a model only through claims.
 
 A decimal number or a percentage in a chapter, the README or the text of a notebook must
-be a claim or a value the notebook computes (a ``{glue}`` role: :mod:`coexist.claims`,
+be a claim or a value the notebook computes (a ``{glue}`` role: :mod:`coexist.book.claims`,
 ``figures.glue``), inside math or code, a section number of a source paper (§4.5), or one
 of the few literals in :data:`ALLOWED`: parameters of a setting, constants of an
 algorithm, and values quoted from a source paper with its citation.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from coexist import claims
+from coexist.book import claims
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -131,7 +131,7 @@ def test_readme_is_a_front_page():
 def test_every_quoted_claim_is_committed():
     """Each ``{glue}`` role of a chapter names a claim its notebook commits, so a mistyped
     key or a claim a notebook no longer makes fails here, not only in a book build."""
-    from coexist import ledger
+    from coexist.book import ledger
 
     by_notebook = {e.path.stem: e for e in ledger.ENTRIES}
     missing = []
@@ -165,7 +165,7 @@ def _code_block_lines(text: str) -> list[str]:
 def test_code_blocks_fit_the_column(path):
     """A command or listing in a chapter fits the text column, as the built book's
     reader-view test requires of every page (wrap a long command with a backslash)."""
-    from coexist.reader_view import CODE_COLUMN_CHARS
+    from coexist.book.reader_view import CODE_COLUMN_CHARS
 
     wide = [line for line in _code_block_lines(path.read_text(encoding="utf-8"))
             if len(line) > CODE_COLUMN_CHARS]

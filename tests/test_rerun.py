@@ -1,4 +1,4 @@
-"""Re-running every figure with parameters a reader might choose (``coexist.rerun``): each
+"""Re-running every figure with parameters a reader might choose (``coexist.book.rerun``): each
 draw inside the ledger's ranges must give the figure and its table, or be refused before
 any run in one line naming the rule it breaks. ``make fuzz-figures`` runs it (marker
 ``rerun``: not yet in ``make test``, since draws still find pages that fail), one draw per
@@ -13,9 +13,9 @@ import random
 import pandas as pd
 import pytest
 
-from coexist import ledger, rerun, runner
-from coexist.params import ParameterError
-from coexist.provenance import git_commit
+from coexist.book import ledger, rerun, runner
+from coexist.core.params import ParameterError
+from coexist.core.provenance import git_commit
 
 from .conftest import ROOT
 

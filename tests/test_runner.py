@@ -5,8 +5,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from coexist import ledger, runner
-from coexist.params import ParameterError
+from coexist.book import ledger, runner
+from coexist.core.params import ParameterError
 
 from .conftest import built_tables
 
@@ -116,7 +116,7 @@ ELSEWHERE = [
 @pytest.mark.parametrize(("figure_id", "overrides"), ELSEWHERE, ids=[i for i, _ in ELSEWHERE])
 def test_a_setting_without_measurements_still_gives_the_figure(tmp_path, figure_id, overrides):
     """The figure draws what it can and its claims say what is not available."""
-    from coexist import claims
+    from coexist.book import claims
 
     (res,) = runner.run([figure_id], overrides, out_dir=tmp_path, progress=False)
     assert res.svg.stat().st_size > 1000 and len(pd.read_csv(res.csv)) > 0
@@ -151,7 +151,8 @@ def test_check_built_refuses_a_book_built_with_external_data(tmp_path):
 def test_book_save_writes_into_the_build_tables_only_during_a_build(tmp_path, monkeypatch):
     import altair as alt
 
-    from coexist import book, figures
+    from coexist.book import build as book
+    from coexist.book import figures
 
     table = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0]})
     figures.setup()  # the project's theme, as every notebook has (else 10-px labels)

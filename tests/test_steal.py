@@ -2,7 +2,7 @@
 
 import pytest
 
-from coexist.params import ParameterError
+from coexist.core.params import ParameterError
 from coexist.testbed import steal
 
 

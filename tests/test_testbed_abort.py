@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from coexist import data
-from coexist.testbed import delay, experiment, gates, measure, spec
+from coexist.data import gates
+from coexist.testbed import delay, experiment, measure, spec
 
 
 def _c_percentile_bin(hist: np.ndarray, q: float) -> int:

@@ -3,7 +3,7 @@
 import pytest
 
 from coexist import data
-from coexist.testbed import gates
+from coexist.data import gates
 
 
 def good():
@@ -82,7 +82,7 @@ def test_run_summary_text_lists_flows_aggregates_and_gates():
 
 
 def test_cpu_times_are_monotonic_seconds():
-    from coexist import provenance
+    from coexist.core import provenance
 
     a = provenance.cpu_times()
     b = provenance.cpu_times()
@@ -124,7 +124,7 @@ def test_cca_counts_only_samples_with_payload_acknowledged():
 
 def test_git_commit_is_the_one_the_process_started_with(monkeypatch):
     """A long campaign reports the code it loaded, not a checkout that moved on since."""
-    from coexist import provenance
+    from coexist.core import provenance
 
     answers = iter(["aaa", "bbb"])
     monkeypatch.setattr(provenance, "_first_line", lambda argv: next(answers))

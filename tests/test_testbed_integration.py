@@ -13,7 +13,7 @@ import time
 import pytest
 
 from coexist import data
-from coexist.testbed import gates
+from coexist.data import gates
 
 from .conftest import IN_CI
 
@@ -107,7 +107,7 @@ def _steal(s: dict) -> tuple[float, float]:
 
 def _stall(s: dict) -> float:
     """The largest share of the run (%) an in-run sleeper spent stalled; 0 where unknown."""
-    from coexist.testbed.wakeups import stall_pct_max
+    from coexist.data.host import stall_pct_max
 
     return round(stall_pct_max(s.get("stall_probe")) or 0.0, 3)
 

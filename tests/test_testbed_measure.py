@@ -124,7 +124,8 @@ def test_a_control_connection_on_a_flows_client_port_is_not_that_flow():
     port alone it would show flow 1 running bbr whatever flow 1 runs."""
     import pandas as pd
 
-    from coexist.testbed import experiment, gates
+    from coexist.data import gates
+    from coexist.testbed import experiment
 
     base = experiment.BASE_CPORT
     text = (read("ss.txt").replace("10.10.0.2:41001 ", f"10.10.0.2:{base} ")

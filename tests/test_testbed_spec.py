@@ -2,7 +2,7 @@
 
 import pytest
 
-from coexist.params import ParameterError
+from coexist.core.params import ParameterError
 from coexist.testbed import spec
 
 
@@ -111,7 +111,7 @@ def test_stagger_starts_the_bbr_flows_one_after_another():
 
 
 def test_a_stagger_past_the_warm_up_is_refused():
-    from coexist.params import ParameterError
+    from coexist.core.params import ParameterError
     from coexist.testbed import spec
 
     with pytest.raises(ParameterError, match=r"'stagger' = 3 would start the last of 10 BBR "

@@ -2,7 +2,8 @@
 
 import pytest
 
-from coexist.params import ParameterError
+from coexist.core.params import ParameterError
+from coexist.data import host
 from coexist.testbed import wakeups
 
 
@@ -125,6 +126,6 @@ def test_a_sleeper_that_fails_reports_its_error():
 
 
 def test_stall_pct_max_takes_the_worst_cpu_and_ignores_empty_probes():
-    assert wakeups.stall_pct_max(None) is None and wakeups.stall_pct_max({}) is None
-    assert wakeups.stall_pct_max({"cpu0": {"stall_pct": 0.02}, "cpu1": {"stall_pct": 0.16},
+    assert host.stall_pct_max(None) is None and host.stall_pct_max({}) is None
+    assert host.stall_pct_max({"cpu0": {"stall_pct": 0.02}, "cpu1": {"stall_pct": 0.16},
                                   "cpu2": {"stall_pct": None}, "cpu3": {"error": "x"}}) == 0.16

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from coexist import ware
-from coexist.params import ParameterError
+from coexist.closed_form import ware
+from coexist.core.params import ParameterError
 
 
 def test_probe_time_eq4_hand_value():

@@ -20,14 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
-from . import ledger, quantities
-from .params import Param, ParameterError, invalid
+from .book import ledger
+from .core import quantities
+from .core.params import Param, ParameterError, invalid
 
-#: Ware et al.'s competition time d (:data:`coexist.ledger.DURATION`'s range)
+#: Ware et al.'s competition time d (:data:`coexist.book.ledger.DURATION`'s range)
 DURATION_S = (ledger.DURATION.low, ledger.DURATION.high)
-#: a fluid run's simulated time (the metric figures' range, :func:`coexist.ledger._metrics_spec`),
-#: its base RTTs and capacity (the fluid notebooks': :data:`coexist.ledger.TRACE_RTT`,
-#: :data:`coexist.ledger.FLUID_CAPACITY`)
+#: a fluid run's simulated time (the metric figures' range,
+#: :func:`coexist.book.ledger._metrics_spec`),
+#: its base RTTs and capacity (the fluid notebooks': :data:`coexist.book.ledger.TRACE_RTT`,
+#: :data:`coexist.book.ledger.FLUID_CAPACITY`)
 FLUID_DURATION_S = (0.5, 600.0)
 FLUID_RTT_S = (ledger.TRACE_RTT.low / 1e3, ledger.TRACE_RTT.high / 1e3)
 FLUID_CAPACITY_BPS = (ledger.FLUID_CAPACITY.low * 1e6, ledger.FLUID_CAPACITY.high * 1e6)
@@ -47,7 +49,7 @@ def _number(name: str, kind: type, **limits) -> callable:
 
 def _quantity(parse: callable, name: str) -> callable:
     """An argparse type from a parser raising :class:`ParameterError` (a
-    :mod:`coexist.quantities` parser for a number with its unit, or a parameter's own)."""
+    :mod:`coexist.core.quantities` parser for a number with its unit, or a parameter's own)."""
     def convert(text: str):
         try:
             return parse(text)
@@ -59,7 +61,7 @@ def _quantity(parse: callable, name: str) -> callable:
 
 
 def _figures(args: argparse.Namespace) -> int:
-    from . import runner
+    from .book import runner
 
     if args.built is not None:
         if not args.check:
@@ -91,8 +93,8 @@ def _figures(args: argparse.Namespace) -> int:
 
 
 def _claims(args: argparse.Namespace) -> int:
-    from . import claims
-    from .ledger import EXPECTED, FIGURES, ROOT
+    from .book import claims
+    from .book.ledger import EXPECTED, FIGURES, ROOT
 
     if args.check and not args.readme:
         raise ParameterError("--check compares README.md's findings block: it needs --readme")
@@ -120,7 +122,7 @@ def _claims(args: argparse.Namespace) -> int:
 
 
 def _book(args: argparse.Namespace) -> int:
-    from . import book
+    from .book import build as book
 
     if args.scheduler:
         _check_scheduler(args.scheduler)
@@ -137,7 +139,7 @@ def _book(args: argparse.Namespace) -> int:
 def _pages(args: argparse.Namespace) -> int:
     """``coexist pages``: what each page of the built book shows a reader (visible code,
     raw output, lines wider than the column, broken links), against the book's limits."""
-    from . import reader_view
+    from .book import reader_view
 
     html_dir = Path(args.html)
     if not (html_dir / "index.html").exists():
@@ -156,8 +158,8 @@ def _pages(args: argparse.Namespace) -> int:
 
 
 def _pdf(args: argparse.Namespace) -> int:
-    """``coexist pdf``: the built book printed as one PDF (see :mod:`coexist.pdf`)."""
-    from . import pdf
+    """``coexist pdf``: the built book printed as one PDF (see :mod:`coexist.book.pdf`)."""
+    from .book import pdf
 
     out = Path(args.out)
     if out.is_dir():
@@ -179,7 +181,7 @@ def _pdf(args: argparse.Namespace) -> int:
 
 def _store(args: argparse.Namespace) -> int:
     """``coexist store status|check|refresh|verify``: the committed fluid-model runs."""
-    from . import paths
+    from .core import paths
     from .fluid import cache, refresh, store
 
     where = store.root()
@@ -246,7 +248,7 @@ def _store(args: argparse.Namespace) -> int:
     elif args.no_book:
         census = refresh.census_from_index(entries)
     else:
-        from . import book
+        from .book import build as book
 
         log = paths.BUILD / "store-census.jsonl"
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -263,9 +265,9 @@ def _store(args: argparse.Namespace) -> int:
             return 1
         census = store.read_census(log)
     counts = store.commit(census, cache.local_entries(), where, keep_unread=args.keep_unread)
-    from . import data
+    from .data import datapackage
 
-    data.write_datapackage()
+    datapackage.write_datapackage()
     print(f"store: {counts['entries']} runs ({counts['added']} added, {counts['kept']} kept, "
           f"{counts['dropped']} no longer read; {counts['objects_pruned']} objects pruned), "
           f"{store.size_bytes(where) / 1e6:.1f} MB; commit data/model-runs and "
@@ -276,13 +278,13 @@ def _store(args: argparse.Namespace) -> int:
 def _commit_seed() -> str:
     """The seed of CI's sample: the commit being tested (so each commit checks another
     sample), or 'uncommitted' outside a git checkout."""
-    from .provenance import git_commit
+    from .core.provenance import git_commit
 
     return git_commit().get("commit") or "uncommitted"
 
 
 def _share(args: argparse.Namespace) -> int:
-    from . import mishra, ware
+    from .closed_form import mishra, ware
 
     nb = args.bbr_flows
     if args.flows is not None:
@@ -346,7 +348,7 @@ def _finite(value) -> float | None:
 
 
 def _nash(args: argparse.Namespace) -> int:
-    from . import nash
+    from .closed_form import nash
 
     region = nash.predicted_region(args.buffer_bdp, args.flows)
     out = {"flows": args.flows, "buffer_bdp": args.buffer_bdp}
@@ -380,7 +382,8 @@ def _stoppable() -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .testbed import experiment, gates, spec
+    from .data import gates
+    from .testbed import experiment, spec
 
     _stoppable()
     exp = spec.experiment(capacity=args.capacity, rtt=args.rtt, buffer_bdp=args.buffer_bdp,
@@ -1004,10 +1007,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .book.runner import CheckFailed
+    from .closed_form.mishra import ModelDomainWarning
     from .data import DataError
     from .fluid.store import StoreError
-    from .mishra import ModelDomainWarning
-    from .runner import CheckFailed
     from .testbed.experiment import Interrupted
     from .testbed.topology import TestbedError
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import paths
-from ..params import ParameterError
+from ..core import paths
+from ..core.params import ParameterError
 from . import cache, metrics, published, solve
 
 REFERENCE = paths.REFERENCE

@@ -3,9 +3,9 @@
 The solver is deterministic, so a result is a function of its inputs and of the model's
 code. Every kind of result is computed by one registered function of its inputs alone
 (:func:`computes`), so any stored result can be computed again from what is stored with it.
-Keys hash the kind and inputs together with the source of the fluid-model package (and of
-the modules outside it that shape the kind's result), so any change to the model's code
-misses the memo.
+Keys hash the kind and inputs together with the model's source: the fluid-model package and
+the two packages beneath it that its results read (:data:`MODEL_PACKAGES`: the closed form's
+labels and equilibria, the series analysis), so any change to that code misses the memo.
 
 A lookup reads, in order:
 
@@ -41,16 +41,18 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from .. import paths, settings
+from ..core import paths, settings
 from . import codec, store
 
 PACKAGE = Path(__file__).resolve().parent
+#: the packages whose source is the model's code: this one and those it imports (the layers
+#: beneath it): a change to any of their modules changes every key, so no stored result
+#: outlives the code that computed it
+MODEL_PACKAGES = (PACKAGE, PACKAGE.parent / "closed_form", PACKAGE.parent / "analysis")
 ROOT = paths.ROOT
 ENV = "COEXIST_FLUID_CACHE"
 LOG_ENV = "COEXIST_FLUID_LOG"
@@ -63,29 +65,25 @@ NOT_MODEL = ("cache.py", "codec.py", "fanout.py", "refresh.py", "store.py")
 
 #: the modules whose import registers every kind of stored result (:func:`load_kinds`)
 KIND_MODULES = ("coexist.fluid.equilibria", "coexist.fluid.run_length",
-                "coexist.fluid.convergence", "coexist.fluid.authors", "coexist.fluctuation",
-                "coexist.fluid_vs_measured")
+                "coexist.fluid.convergence", "coexist.fluid.authors", "coexist.fluid.fluctuation",
+                "coexist.fluid.beside_measured")
 
 
-@dataclass(frozen=True)
-class Kind:
-    """How one kind of result is computed from its inputs, and what else shapes it."""
-
-    compute: Callable[[dict], Any]
-    shaped_by: tuple[ModuleType, ...] = ()
+#: every kind of stored result, by name: the function of its inputs that computes it
+KINDS: dict[str, Callable[[dict], Any]] = {}
 
 
-#: every kind of stored result, by name
-KINDS: dict[str, Kind] = {}
-
-
-def computes(kind: str, shaped_by: Sequence[ModuleType] = ()) -> Callable:
+def computes(kind: str) -> Callable:
     """Register the decorated function of a run's inputs as the computation of ``kind``:
-    :func:`memo` calls it on a miss and the store's verification calls it again."""
+    :func:`memo` calls it on a miss and the store's verification calls it again. It must
+    live in the fluid-model package, whose source is part of every key."""
     def register(fn: Callable[[dict], Any]) -> Callable[[dict], Any]:
-        if kind in KINDS and KINDS[kind].compute is not fn:
+        if kind in KINDS and KINDS[kind] is not fn:
             raise RuntimeError(f"two computations registered for kind {kind!r}")
-        KINDS[kind] = Kind(fn, tuple(shaped_by))
+        if not fn.__module__.startswith(__package__ + "."):
+            raise RuntimeError(f"kind {kind!r} is computed outside {__package__} "
+                               f"({fn.__module__}), whose source no key covers")
+        KINDS[kind] = fn
         return fn
     return register
 
@@ -95,15 +93,27 @@ def load_kinds() -> None:
         importlib.import_module(name)
 
 
-@functools.lru_cache(maxsize=1)
-def code_hash() -> str:
-    """sha256 over the fluid-model package's source files (those that compute values:
-    storing and scheduling the runs does not change them, :data:`NOT_MODEL`)."""
+def model_sources() -> list[Path]:
+    """The source files of :data:`MODEL_PACKAGES` that compute values (storing and
+    scheduling the runs does not change them, :data:`NOT_MODEL`)."""
+    return sorted(p for top in MODEL_PACKAGES for p in top.glob("*.py")
+                  if not (top == PACKAGE and p.name in NOT_MODEL))
+
+
+def source_digest(paths: Sequence[Path], base: Path) -> str:
+    """sha256 over ``paths`` in order, each file's path under ``base`` and its bytes."""
     h = hashlib.sha256()
-    for path in sorted(p for p in PACKAGE.glob("*.py") if p.name not in NOT_MODEL):
-        h.update(path.name.encode())
+    for path in paths:
+        h.update(path.relative_to(base).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def code_hash() -> str:
+    """sha256 over the model's source files (:func:`model_sources`), each named by its path
+    under the ``coexist`` package."""
+    return source_digest(model_sources(), PACKAGE.parent)
 
 
 def directory() -> Path | None:
@@ -114,21 +124,13 @@ def directory() -> Path | None:
     return paths.BUILD / "fluid-cache" if (ROOT / "_config.yml").exists() else None
 
 
-def key(kind: str, inputs: dict[str, Any], shaped_by: Sequence[ModuleType] = ()) -> str:
-    """The memo key of ``inputs`` for one kind of result under the current model code, and
-    under the source of every module in ``shaped_by`` (modules outside the fluid-model
-    package whose code shapes the stored value, e.g. the algorithm labels of
-    :mod:`coexist.nash` in a mix's table)."""
+def key(kind: str, inputs: dict[str, Any]) -> str:
+    """The memo key of ``inputs`` for one kind of result under the current model code.
+    The inputs must be JSON (a value JSON cannot hold is refused, never keyed by its
+    ``repr``); a mapping's keys are sorted, as the inputs name their values."""
     parts: dict[str, Any] = {"kind": kind, "inputs": inputs, "code": code_hash()}
-    if shaped_by:
-        parts["shaped_by"] = {m.__name__: _source_hash(m) for m in shaped_by}
-    text = json.dumps(parts, sort_keys=True, default=repr)
+    text = json.dumps(parts, sort_keys=True, allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-@functools.cache
-def _source_hash(module: ModuleType) -> str:
-    return hashlib.sha256(Path(module.__file__).read_bytes()).hexdigest()
 
 
 _local = threading.local()
@@ -149,15 +151,7 @@ def bypassed() -> Iterator[None]:
         _local.bypass -= 1
 
 
-def _shaped(kind: str, shaped_by: Sequence[ModuleType] | None) -> tuple[ModuleType, ...]:
-    if shaped_by is not None:
-        return tuple(shaped_by)
-    spec = KINDS.get(kind)
-    return spec.shaped_by if spec is not None else ()
-
-
-def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any] | None = None, *,
-         shaped_by: Sequence[ModuleType] | None = None) -> Any:
+def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any] | None = None) -> Any:
     """The result of ``kind`` for ``inputs``: from the committed store, else the local
     layer, else computed by ``compute()`` (default: the kind's registered computation) and
     kept locally.
@@ -169,15 +163,16 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any] | None = 
     parallel, and several figures share runs) waits for it instead of computing it a
     second time: each key has a lock file held while it is computed.
     """
-    shaped = _shaped(kind, shaped_by)
     if compute is None:
-        spec = KINDS.get(kind)
-        if spec is None:
+        if kind not in KINDS:
+            load_kinds()
+        fn = KINDS.get(kind)
+        if fn is None:
             raise RuntimeError(f"no computation registered for kind {kind!r}")
-        compute = functools.partial(spec.compute, inputs)
+        compute = functools.partial(fn, inputs)
     if _bypassing() or directory() is None:
         return _timed(kind, inputs, None, compute)[0]
-    k = key(kind, inputs, shaped)
+    k = key(kind, inputs)
     found, value = store.lookup(k)
     if found:
         _log(kind, inputs, k, "store", None)
@@ -205,19 +200,17 @@ def memo(kind: str, inputs: dict[str, Any], compute: Callable[[], Any] | None = 
     return value
 
 
-def stored(kind: str, inputs: dict[str, Any], *,
-           shaped_by: Sequence[ModuleType] | None = None) -> bool:
+def stored(kind: str, inputs: dict[str, Any]) -> bool:
     """Whether the store or the local layer holds a result of ``kind`` for ``inputs``
     (False when the memo is off): a caller that can compute several results in one run
     computes only the missing ones."""
     if _bypassing() or directory() is None:
         return False
-    k = key(kind, inputs, _shaped(kind, shaped_by))
+    k = key(kind, inputs)
     return k in store.read_index() or (directory() / kind / f"{k}.json.gz").exists()
 
 
-def put(kind: str, inputs: dict[str, Any], value: Any, *,
-        shaped_by: Sequence[ModuleType] | None = None, wall_s: float | None = None,
+def put(kind: str, inputs: dict[str, Any], value: Any, *, wall_s: float | None = None,
         read: bool = False) -> None:
     """Keep ``value`` as the result of ``kind`` for ``inputs``, unless the memo has it or
     is off: for a run that yields two kinds of result, the one not asked for yet. The
@@ -226,7 +219,7 @@ def put(kind: str, inputs: dict[str, Any], value: Any, *,
     looking it up, so the census counts it as read by the page (the store must hold it)."""
     if _bypassing() or directory() is None:
         return
-    k = key(kind, inputs, _shaped(kind, shaped_by))
+    k = key(kind, inputs)
     if read:
         _log(kind, inputs, k, "put", None)
     if k in store.read_index():
@@ -289,7 +282,7 @@ def _machine() -> dict:
     import numpy
     import pandas
 
-    from .. import provenance
+    from ..core import provenance
 
     return {"kernel": platform.release(), "cpu": provenance.cpu_model(),
             "python": platform.python_version(),

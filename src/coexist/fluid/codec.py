@@ -121,8 +121,9 @@ def _column(s: pd.Series) -> dict:
         na = s.dtype.na_value
         if not (na is pd.NA or (isinstance(na, float) and math.isnan(na))):
             raise CodecError(f"a text column {s.name!r} with missing value {na!r}")
-        return {"dtype": "string", "storage": s.dtype.storage,
-                "na": "NA" if na is pd.NA else "nan",
+        # the storage (Python objects or Arrow) is the installation's, not the result's: it
+        # is left out, so a result's text is the same with pyarrow installed or not
+        return {"dtype": "string", "na": "NA" if na is pd.NA else "nan",
                 "values": [None if v is na or (isinstance(v, float) and math.isnan(v))
                            else str(v) for v in s.tolist()]}
     if s.dtype == object:
@@ -150,8 +151,7 @@ def _unframe(body: dict) -> pd.DataFrame:
     cols = {}
     for name, col in zip(body["columns"], body["data"], strict=True):
         if col["dtype"] == "string":
-            dtype = pd.StringDtype(storage=col["storage"],
-                                   na_value=pd.NA if col["na"] == "NA" else np.nan)
+            dtype = pd.StringDtype(na_value=pd.NA if col["na"] == "NA" else np.nan)
             cols[name] = pd.Series(pd.array(col["values"], dtype=dtype), index=index)
         elif col["dtype"] == "object":
             vals = np.empty(len(col["values"]), dtype=object)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..params import invalid
+from ..core.params import invalid
 from . import cache, fanout, metrics, published, solve
 
 CAPACITY_PPS = 100e6 / (published.MSS_BYTES * 8)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..params import invalid
+from ..core.params import invalid
 
 #: CUBIC's scaling constant C (packets/s^3) and multiplicative decrease factor (RFC 8312).
 C_CUBIC = 0.4

@@ -7,7 +7,8 @@ delays and BBRv2, so it can answer what the closed form cannot: equilibria with 
 
 Every mix is one fluid-model run; per-flow goodput averaged after a warm-up goes through the
 same unilateral-deviation test that judges the closed-form predictions and our measurements
-(:mod:`coexist.nash`). Runs are independent and deterministic, so they fan out over threads
+(:mod:`coexist.closed_form.nash`). Runs are independent and deterministic, so they fan out
+over threads
 (the compiled solver releases the GIL) and their order does not change any result.
 """
 
@@ -19,8 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .. import nash
-from ..params import invalid
+from ..closed_form import nash
+from ..core.params import invalid
 from . import cache, fanout, metrics, published, solve
 
 BBR_VARIANTS = ("bbr1", "bbr2")
@@ -92,7 +93,7 @@ def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
                        reading: str = solve.DEFAULT_READING) -> dict[str, float]:
     """BBR's share and operating point in the fluid model's 1 CUBIC vs 1 BBRv1 run, after
     ``warmup_s``: what M-F12 reads from the measured
-    runs' ``ss`` samples (:func:`coexist.measured.bbr_operating_point`).
+    runs' ``ss`` samples (:func:`coexist.measured.runs.bbr_operating_point`).
 
     ``rtprop_s`` is the median of BBR's RTprop estimate τmin (eq. 9), ``probe_rtt_share``
     the share of time in ProbeRTT (m_prt, eqs. 10-12), and ``inflight_over_cwnd`` BBR's
@@ -264,7 +265,7 @@ def _reading(reading: str) -> str:
     return reading
 
 
-@cache.computes("mix", shaped_by=(nash,))
+@cache.computes("mix")
 def _simulate_mix(inputs: dict) -> pd.DataFrame:
     """The run behind :func:`simulate_mix` (its memo ``inputs``); where it is also the run
     of a :func:`two_flow_bbr_state`, that is stored too."""
@@ -332,7 +333,7 @@ def mix_table(group_rtts_s: Sequence[float], group_size: int, buffers_bdp: Seque
     run's utilisation, loss rate, queue share and mean queueing delay (q/C, eq. 3).
     ``mixes`` restricts the runs to some mixes (the equilibrium test needs them all).
     """
-    from ..progress import tqdm
+    from ..core.progress import tqdm
 
     rtts = [float(r) for r in group_rtts_s]
     buffers = [float(b) for b in buffers_bdp]
@@ -370,8 +371,8 @@ def equilibria(table: pd.DataFrame, tol: float = 0.0, z: float = nash.SPREAD_Z
                ) -> pd.DataFrame:
     """The Nash equilibria in a :func:`mix_table`, one row per (buffer, equilibrium mix).
 
-    The per-flow goodputs go through :func:`coexist.nash.grouped_equilibria`, which with
-    one RTT group is :func:`coexist.nash.equilibria`. Each run's averages come with the
+    The per-flow goodputs go through :func:`coexist.closed_form.nash.grouped_equilibria`, which with
+    one RTT group is :func:`coexist.closed_form.nash.equilibria`. Each run's averages come with the
     standard errors of their batch means (``goodput_se_bps``): a switch counts as
     profitable only if it gains more than ``z`` combined standard errors, so every mix that
     is an equilibrium within the run's own precision is listed (``z = 0``, or a table

@@ -33,7 +33,7 @@ R = TypeVar("R")
 
 def scheduler() -> str | None:
     """The Dask scheduler address the sweeps use, or None for this machine's threads."""
-    from .. import settings
+    from ..core import settings
 
     return settings.text(SCHEDULER_ENV)
 
@@ -44,7 +44,7 @@ def reach(address: str, timeout_s: float = 10.0) -> int:
     one line naming the address."""
     from distributed import Client
 
-    from ..params import invalid
+    from ..core.params import invalid
 
     try:
         with Client(address, timeout=timeout_s, set_as_default=False) as client:

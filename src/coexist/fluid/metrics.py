@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..fairness import jain  # noqa: F401 (re-exported)
-from ..params import ParameterError, invalid
+from ..analysis.fairness import jain  # noqa: F401 (re-exported)
+from ..core.params import ParameterError, invalid
 
 if TYPE_CHECKING:  # the metrics need no solver (and no Numba) to be imported
     from .solve import Trace

@@ -73,7 +73,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ..params import invalid
+from ..core.params import invalid
 
 RENO, CUBIC, BBR1, BBR2 = 0, 1, 2, 3
 MSS_BYTES = 1514  # the paper's packet size (Ethernet frame of a 1460-B segment + headers)

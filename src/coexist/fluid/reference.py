@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..params import invalid
+from ..core.params import invalid
 from . import cubic, network, reno, solve
 
 

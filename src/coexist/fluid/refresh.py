@@ -16,14 +16,13 @@ def current_key(entry: Entry) -> str | None:
     """The key of the entry's inputs under the current code (None for a kind no module
     registers any more)."""
     cache.load_kinds()
-    spec = cache.KINDS.get(entry.kind)
-    return (None if spec is None
-            else cache.key(entry.kind, codec.decode(entry.inputs), spec.shaped_by))
+    known = entry.kind in cache.KINDS
+    return cache.key(entry.kind, codec.decode(entry.inputs)) if known else None
 
 
 def stale(entries: Iterable[Entry]) -> list[Entry]:
     """Entries whose key is not the key of their inputs under the current code: the model
-    (or a module shaping the result) changed since they were computed."""
+    changed since they were computed."""
     return [e for e in entries if current_key(e) != e.key]
 
 
@@ -31,12 +30,12 @@ def recompute(entry: Entry) -> str:
     """The canonical text of the entry's result computed again from its inputs, with every
     memo bypassed (nothing read, nothing written)."""
     cache.load_kinds()
-    spec = cache.KINDS.get(entry.kind)
-    if spec is None:
+    compute = cache.KINDS.get(entry.kind)
+    if compute is None:
         raise StoreError(f"{entry.kind} run {entry.key[:12]}: no computation registered for "
                          f"kind {entry.kind!r} (known: {', '.join(sorted(cache.KINDS))})")
     with cache.bypassed():
-        value = spec.compute(codec.decode(entry.inputs))
+        value = compute(codec.decode(entry.inputs))
     return codec.dumps(value)
 
 
@@ -45,7 +44,7 @@ def verify(entries: Sequence[Entry], *, workers: int | None = None,
     """Recompute ``entries`` (on this machine's threads, or the Dask cluster named by
     ``COEXIST_SCHEDULER``) and compare each with its stored object bit for bit: the
     problems, one line each naming the entry (empty when every one matches)."""
-    from ..progress import tqdm
+    from ..core.progress import tqdm
     from . import fanout
 
     def one(e: Entry) -> str:
@@ -67,7 +66,7 @@ def recompute_stale(entries: Sequence[Entry], *, workers: int | None = None,
     nor the local layer holds yet, into the local layer (on threads or the Dask cluster;
     what is already there is never computed again, so an interrupted refresh resumes).
     Returns how many were computed."""
-    from ..progress import tqdm
+    from ..core.progress import tqdm
     from . import fanout
 
     if cache.directory() is None:

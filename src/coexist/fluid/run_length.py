@@ -1,7 +1,8 @@
 """Run-length convergence of the fluid model's equilibrium searches.
 
 An equilibrium search compares per-flow goodputs of neighbouring mixes (the
-unilateral-deviation test, :mod:`coexist.nash`), so it turns on differences of a few per cent
+unilateral-deviation test, :mod:`coexist.closed_form.nash`), so it turns on differences of a
+few per cent
 between time averages. With the RTprop expiry those averages settle slowly: every ProbeRTT
 cycle (10 s) resets BBR's estimates, and the share a mix gives BBR drifts over many cycles.
 Whether a run is long enough is therefore a question about the equilibria, not about one
@@ -20,8 +21,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from .. import nash
-from ..params import invalid
+from ..closed_form import nash
+from ..core.params import invalid
 from . import cache, equilibria, fanout, solve
 
 #: the book's runs (120 s, averaged after 30 s) and the runs twice as long they are checked
@@ -74,7 +75,7 @@ def study(variants: Sequence[str], expiries: Sequence[bool], rtts_ms: Sequence[f
           step_s: float = 5e-5, spans: dict[str, tuple[float, float]] = SPANS,
           workers: int | None = None, progress: bool = True) -> pd.DataFrame:
     """Every mix of every (variant, expiry, RTT, buffer), each span; both cores used."""
-    from ..progress import tqdm
+    from ..core.progress import tqdm
 
     for v in variants:
         if v not in equilibria.BBR_VARIANTS:
@@ -147,7 +148,7 @@ def reference_checks(z: float = nash.SPREAD_Z) -> tuple[pd.DataFrame, pd.DataFra
     :func:`equilibria_by_span` of ``data/reference/fluid_run_length.csv`` and
     :func:`equilibria_by_step` of it against ``data/reference/fluid_step_equilibria.csv``
     (the scripts in ``benchmarks/`` write both)."""
-    from .. import paths
+    from ..core import paths
 
     spans = pd.read_csv(paths.DATA / "reference" / "fluid_run_length.csv")
     fine = pd.read_csv(paths.DATA / "reference" / "fluid_step_equilibria.csv")

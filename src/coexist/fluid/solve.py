@@ -78,8 +78,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from ..fairness import jain
-from ..params import ParameterError, invalid
+from ..analysis.fairness import jain
+from ..core.params import ParameterError, invalid
 from . import cubic, network, published
 
 CCAS = {"reno": 0, "cubic": 1, "bbr1": 2, "bbr2": 3}

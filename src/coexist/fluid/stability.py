@@ -127,7 +127,7 @@ def full_model(case: str, n: int, *, capacity_pps: float, d_s: float) -> dict[st
     settings = {"bbr1_deep": ("bbr1", 10.0, 20.0, 10.0), "bbr1_shallow": ("bbr1", 0.3, 60.0, 40.0),
                 "bbr2": ("bbr2", 10.0, 30.0, 10.0)}
     if case not in settings:
-        from ..params import invalid
+        from ..core.params import invalid
         raise invalid("case", case, f"one of {', '.join(settings)}")
     cca, buffer_dc, duration, warmup = settings[case]
     dc = d_s * capacity_pps

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import paths, settings
+from ..core import paths, settings
 from . import codec
 
 ENV = "COEXIST_MODEL_RUNS"
@@ -249,7 +249,7 @@ def needs_refresh_message(entries: Sequence[Entry]) -> str:
 def read_census(path: Path) -> dict[str, dict]:
     """From a memo census (:data:`.cache.LOG_ENV`), per key the run's kind and the pages
     that read it. Lookups outside a book page (no page named) are left out."""
-    from .. import sidecars
+    from ..core import sidecars
 
     runs: dict[str, dict] = {}
     if not Path(path).exists():

@@ -32,9 +32,11 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .. import data, sidecars
-from ..params import ParameterError
-from . import gates, spec
+from .. import data
+from ..core import sidecars
+from ..core.params import ParameterError
+from ..data import datapackage, gates
+from . import spec
 from .load import KINDS as LOAD_KINDS
 from .topology import TestbedError
 from .wakeups import PROBE_S
@@ -417,7 +419,7 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     A run the harness cannot finish (:class:`TestbedError`, its testbed already torn down)
     is reported on stderr and not stored; its point stays left. ``MAX_HARNESS_ERRORS`` such
     runs in a row stop the campaign with that error."""
-    from ..progress import tqdm
+    from ..core.progress import tqdm
     from . import steal, topology
 
     if steal_limit_pct is not None:  # bad limits fail now, not after the first run
@@ -525,7 +527,7 @@ def table(c: Campaign, data_dir: Path = data.DATA) -> pd.DataFrame:
 def refresh(c: Campaign, data_dir: Path = data.DATA) -> None:
     """Rewrite the campaign table and the datapackage (both atomically)."""
     data.write_table(table(c, data_dir), Path(data_dir) / f"{c.name}.csv", "campaign")
-    data.write_datapackage(data_dir)
+    datapackage.write_datapackage(data_dir)
 
 
 def duration_text(seconds: float) -> str:

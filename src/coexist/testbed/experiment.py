@@ -24,9 +24,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import provenance
-from ..fairness import jain
-from . import delay, gates, measure, steal, topology, wakeups
+from ..analysis.fairness import jain
+from ..core import provenance
+from ..data import gates
+from . import delay, measure, steal, topology, wakeups
 from .spec import END_MARGIN_S, MIN_UTILISATION_SPAN_S, WIRE_PACKET_BYTES, Experiment
 from .topology import BOTTLENECK_DEV, BOTTLENECK_HANDLE, RECEIVER_IP, Plan, TestbedError, sh
 
@@ -415,7 +416,7 @@ def _wait_clients(clients: list[subprocess.Popen], duration: float, t0: float,
                   progress: bool, check=None) -> dict | None:
     """Wait for the iperf3 clients to finish. ``check(elapsed)`` is called about once a
     second; when it returns a reason the wait ends early with ``{"at_s", "reason"}``."""
-    from ..progress import tqdm
+    from ..core.progress import tqdm
 
     limit = duration + 30.0
     next_check = 1.0

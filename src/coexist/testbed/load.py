@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..provenance import ROOT
+from ..core.provenance import ROOT
 from .spec import Experiment, format_flows
 
 KINDS = ("none", "cpu", "book", "experiment")

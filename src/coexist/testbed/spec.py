@@ -10,8 +10,8 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 
-from .. import quantities
-from ..params import ParameterError, invalid
+from ..core import quantities
+from ..core.params import ParameterError, invalid
 
 #: Congestion controls the harness knows how to request and recognise in ``ss`` output.
 KNOWN_CCAS = ("cubic", "bbr", "reno")
@@ -42,7 +42,7 @@ def parse_time(text: str | float, name: str, low: float, high: float,
                unit_required: bool = False) -> float:
     """Seconds from ``40ms``, ``0.04s``, ``40000us`` or a plain number of seconds; with
     ``unit_required`` (RTTs, which read naturally in ms) a text needs its unit
-    (:func:`coexist.quantities.time`)."""
+    (:func:`coexist.core.quantities.time`)."""
     return quantities.time(text, name, low, high, unit_required=unit_required)
 
 

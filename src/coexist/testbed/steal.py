@@ -17,8 +17,8 @@ import os
 import time
 from collections.abc import Callable
 
-from ..params import ParameterError
-from ..provenance import cpu_times
+from ..core.params import ParameterError
+from ..core.provenance import cpu_times
 
 WINDOW_S = 5.0  # seconds of steal measured before a run when waiting for a quiet host
 PEAK_WINDOW_S = 1.0  # a run's busiest stretch of steal is judged over windows this long
@@ -140,31 +140,3 @@ def watch(stop, samples: list[tuple[float, float]], step_s: float = WATCH_STEP_S
         if stop.wait(step_s):
             take()
             return
-
-
-# --- steal recorded in a stored run's summary.json ---------------------------------
-
-def steal_pct(summary: dict) -> float | None:
-    """The hypervisor's steal during a run, in % of the machine's CPU time over it
-    (cores x wall time), or None where the run did not record it."""
-    steal = (summary["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s")
-    cores = summary["provenance"].get("cores")
-    wall = summary.get("wall_s")
-    return 100 * steal / (cores * wall) if steal is not None and cores and wall else None
-
-
-def steal_peak_pct(summary: dict) -> float | None:
-    """The hypervisor's steal over the busiest second of a run's traffic, in % of the
-    machine's CPU time (:func:`busiest`), or None where the run did
-    not record it (runs before this was measured). It can pass 100 % by a little: the
-    kernel books a vCPU's steal at that vCPU's next tick, so a one-second window can hold
-    steal that happened just before it."""
-    peak = summary["provenance"].get("steal_peak")
-    return None if peak is None else peak["pct"]
-
-
-def steal_burst_s(summary: dict) -> float | None:
-    """CPU seconds the hypervisor took in the busiest second of a run's traffic (all cores),
-    or None where the run did not record it."""
-    peak = summary["provenance"].get("steal_peak")
-    return None if peak is None else peak["steal_s"]

@@ -54,7 +54,7 @@ class TestbedError(RuntimeError):
 
 def registry_dir() -> Path:
     """Where live runs register their namespaces (so ``clean`` can find leftovers)."""
-    from ..settings import directory
+    from ..core.settings import directory
 
     return directory("COEXIST_RUN_DIR") or Path("/run/coexist")
 

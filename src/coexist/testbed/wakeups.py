@@ -26,7 +26,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from ..params import ParameterError
+from ..core.params import ParameterError
 
 PROBE_S = 1.0  # how long the probe before a run sleeps and wakes (part of its overhead)
 STEP_S = 1e-3  # the deadline spacing, the delay line's own timescale
@@ -106,14 +106,6 @@ def collect(sleepers: list[tuple[int, subprocess.Popen]],
         except json.JSONDecodeError:
             out[f"cpu{cpu}"] = {"error": (stderr or stdout or f"exit {p.returncode}")[-300:]}
     return out
-
-
-def stall_pct_max(stall_probe: dict | None) -> float | None:
-    """The highest ``stall_pct`` (:func:`probe`) any CPU's sleeper saw during a run, or None
-    where the run has no such probe (runs stored before it existed) or none reported."""
-    values = [v.get("stall_pct") for v in (stall_probe or {}).values()]
-    values = [v for v in values if v is not None]
-    return max(values) if values else None
 
 
 def _main(argv: list[str]) -> None:

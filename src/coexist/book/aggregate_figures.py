@@ -1,0 +1,70 @@
+"""The fluid model's aggregate figures beside the measurements (S-F6-10, S-F13-17): their
+chart and the claims the fluid-model chapter quotes from their tables, which
+:mod:`coexist.measured.fluid_vs_measured` computes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+
+from ..measured.fluid_vs_measured import AQM_TITLES, METRIC_TITLES
+from . import claims, figures
+
+
+def start_claims(figure_id: str, prefix: str, by_metric: pd.DataFrame, by_pair: pd.DataFrame,
+                 out_dir: str = "") -> None:
+    """The claims the fluid-model chapter quotes from the tables of
+    :func:`coexist.measured.fluid_vs_measured.start_comparison`:
+    ``<prefix>_mae_<metric>_<start>_<window>`` (the mean absolute error per metric) and
+    ``<prefix>_queue_<pair>_<start>_<window>`` (the mean queue-share error per pair), with
+    the windows named ``paper`` (the first, the paper's) and ``ours`` (the second, the
+    measured one)."""
+    windows = list(dict.fromkeys(w for _, w in by_metric.columns))
+    names = dict(zip(windows, ("paper", "ours"), strict=False))
+    for (start, window), col in by_metric.items():
+        for metric, v in col.dropna().items():
+            claims.claim(figure_id, f"{prefix}_mae_{metric}_{start}_{names[window]}", float(v),
+                         "{:.4f}" if metric in ("loss_rate", "utilisation") else "{:.2f}",
+                         out_dir)
+    for (start, window), col in by_pair.items():
+        for pair, v in col.dropna().items():
+            key = pair.lower().replace("/", "_")
+            claims.claim(figure_id, f"{prefix}_queue_{key}_{start}_{names[window]}", float(v),
+                         "{:.2f}", out_dir)
+
+
+def metrics_chart(table: pd.DataFrame, pairs: Sequence[str], title: str,
+                  subtitle: list[str]):
+    """The aggregate figures' chart: one row per metric of
+    :data:`coexist.measured.fluid_vs_measured.METRIC_TITLES`, its
+    drop-tail and RED panels on one y scale; the model's lines and the measured means (with
+    their spread) per pair of algorithms, each pair in its own colour. ``table`` is long:
+    pair, aqm, buffer_bdp, metric (titled), value, source ("fluid model" or "measured"),
+    and lo and hi for the measured rows."""
+    x = alt.X("buffer_bdp:Q", title="Buffer (BDP)")
+    # ten pairs, ten distinct colours; one legend under the whole figure
+    colour = alt.Color("pair:N", title="CCA pair", sort=list(pairs),
+                       scale=alt.Scale(domain=list(pairs), scheme="tableau10"),
+                       legend=alt.Legend(orient="bottom", columns=5, symbolStrokeWidth=3))
+    rows = []
+    for metric in METRIC_TITLES.values():
+        cells = []
+        for aqm, heading in AQM_TITLES.items():
+            base = alt.Chart(table[(table.metric == metric) & (table.aqm == aqm)]).encode(
+                x=x, color=colour)
+            lines = base.transform_filter("datum.source == 'fluid model'").mark_line(
+                point=alt.OverlayMarkDef(size=22)).encode(
+                y=alt.Y("value:Q", title=None),
+                tooltip=["pair", "aqm", "metric", "buffer_bdp",
+                         alt.Tooltip("value:Q", format=".4f")])
+            bars, dots = figures.measured_marks(
+                base, "value", "lo", "hi", where="datum.source == 'measured'",
+                shape="diamond", tooltip=["pair", "metric", "buffer_bdp", alt.Tooltip(
+                    "value:Q", format=".4f", title="measured mean")])
+            cells.append(alt.layer(lines, bars, dots).properties(
+                width=250, height=150, title=f"{metric}, {heading}"))
+        rows.append(alt.hconcat(*cells).resolve_scale(y="shared"))
+    return alt.vconcat(*rows).resolve_scale(color="shared").properties(
+        title=alt.TitleParams(title, subtitle=subtitle))

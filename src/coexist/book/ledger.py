@@ -1,0 +1,592 @@
+"""The figure ledger: every executable notebook, its parameter contract and its outputs.
+
+One entry per notebook. Figure notebooks (kind ``figure``) regenerate one paper figure and
+write ``<id>.svg`` plus the tidy ``<id>.csv`` they plotted; derivation notebooks carry the
+algebra of one model. Both start with a ``parameters`` cell that :func:`check` validates.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.params import (
+    Param,
+    ParameterError,
+    Spec,
+    at_most,
+    bdp_packets_at_least,
+    holds,
+    ordered,
+    within,
+)
+from ..core.paths import EXPECTED, NOTEBOOKS, ROOT  # noqa: F401 (re-exported)
+from ..core.quantities import MODEL_CAPACITY_BPS, MODEL_RTT_S
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ledger row: which notebook, what it shows, which parameters it accepts."""
+
+    id: str
+    notebook: str
+    kind: str
+    title: str
+    spec: Spec
+    rtol: float = 1e-6
+    atol: float = 1e-9
+
+    @property
+    def path(self) -> Path:
+        return NOTEBOOKS / self.notebook
+
+    @property
+    def campaigns(self) -> tuple[str, ...]:
+        """The campaigns whose bundled runs the notebook reads (``*``: every campaign's);
+        :func:`coexist.book.figures.save` refuses a figure that read others."""
+        return CAMPAIGNS.get(self.id, ())
+
+
+OUT_DIR = Param("out_dir", str, "", help="where to write <id>.svg and <id>.csv; empty: nowhere")
+
+#: what a parameter means where its declaration says nothing (:func:`meaning`): names the
+#: figures share keep one meaning; units are in the names
+MEANINGS = {
+    "buffer_bdp": "bottleneck buffer, BDP", "buffers_bdp": "bottleneck buffers, BDP",
+    "buffer_min_bdp": "smallest buffer on the curve, BDP",
+    "buffer_max_bdp": "largest buffer on the curve, BDP",
+    "capacity_mbps": "bottleneck capacity, Mbit/s", "capacities_mbps": "bottleneck "
+    "capacities, Mbit/s (one panel each)", "capacity_pps": "bottleneck capacity C, packets/s",
+    "d_s": "propagation delay d, s", "d_grid": "propagation delays of the eigenvalue grid, s",
+    "n_grid": "flow counts of the eigenvalue grid", "n_flows": "flows sharing the bottleneck",
+    "n_points": "buffer sizes on the curve", "rtts_ms": "base RTTs, ms (one panel each)",
+    "rtt_min_ms": "shortest base RTT of the senders, ms",
+    "rtt_max_ms": "longest base RTT of the senders, ms",
+    "duration_s": "simulated time per run, s", "warmup_s": "discarded start of each run, s",
+    "step_us": "integration step, us", "flow_counts": "flow counts offered",
+    "fluid_buffers_bdp": "buffers at which the fluid model is run, BDP",
+    "fluid_capacity_mbps": "capacity of the fluid-model runs, Mbit/s",
+    "fluid_duration_s": "simulated time per fluid run, s",
+    "fluid_flows": "flows in the fluid model's equilibrium search",
+    "fluid_rtts_ms": "base RTTs of the fluid-model runs, ms",
+    "fluid_step_us": "integration step of the fluid runs, us",
+    "group_rtts_ms": "base RTT of each group of senders, ms",
+    "group_size": "senders per RTT group",
+    "min_period_s": "shortest period the search considers, s",
+    "max_period_s": "longest period the search considers, s",
+    "remedy_capacities_mbps": "capacities of the de-synchronised ProbeRTT runs, Mbit/s",
+    "remedy_rtt_ms": "base RTT of the de-synchronised ProbeRTT runs, ms",
+    "ten_warmup_s": "discarded start of the ten-sender runs, s",
+}
+
+
+def meaning(p: Param) -> str:
+    """What parameter ``p`` means, for a reader: its own help, else :data:`MEANINGS`."""
+    return p.help or MEANINGS.get(p.name, "")
+
+
+def _p(name: str, kind: type, default: Any, **kw: Any) -> Param:
+    return Param(name, kind, default, **kw)
+
+
+# the closed form's plausible ranges: 10 kbit/s to 100 Gbit/s, 0.1 ms to 10 s (the same as
+# `coexist model share`'s, :data:`coexist.core.quantities.MODEL_CAPACITY_BPS` and MODEL_RTT_S)
+CAPACITY = _p("capacity_mbps", float, 50.0, low=MODEL_CAPACITY_BPS[0] / 1e6,
+              high=MODEL_CAPACITY_BPS[1] / 1e6, help="bottleneck capacity, Mbit/s")
+RTT = _p("rtt_ms", float, 40.0, low=MODEL_RTT_S[0] * 1e3, high=MODEL_RTT_S[1] * 1e3,
+         help="base round-trip time, ms")
+BUF_MIN = _p("buffer_min_bdp", float, 1.05, low=1.0, high=1000.0, low_open=True,
+             help="smallest buffer, BDP (the model needs more than 1 BDP)")
+BUF_MAX = _p("buffer_max_bdp", float, 30.0, low=1.0, high=1000.0, low_open=True,
+             help="largest buffer, BDP")
+POINTS = _p("n_points", int, 300, low=2, high=5000, help="buffer sizes on the curve")
+DURATION = _p("duration_s", float, 120.0, low=1.0, high=86_400.0,
+              help="competition time d of Ware et al.'s eq. (4), s")
+PACKET = _p("packet_bytes", int, 1500, low=64, high=65_535, help="packet size for Ware's q")
+CURVE = (BUF_MIN, BUF_MAX, POINTS)
+CURVE_RULES = (ordered("buffer_min_bdp", "buffer_max_bdp"),)
+
+
+def _spec(*params: Param, rules: tuple = ()) -> Spec:
+    return Spec(tuple(params) + (OUT_DIR,), tuple(rules))
+
+
+# the fluid model's trace setting (Scherrer §4.2): 100 Mbit/s, RTT 2 x (10 + 5.6) ms, 1 BDP
+FLUID_CAPACITY = _p("capacity_mbps", float, 100.0, low=MODEL_CAPACITY_BPS[0] / 1e6, high=10_000.0,
+                    help="bottleneck capacity, Mbit/s")
+TRACE_RTT = _p("rtt_ms", float, 31.2, low=0.1, high=1000.0, help="base RTT, ms")
+TRACE_BUFFER = _p("buffer_bdp", float, 1.0, low=0.01, high=100.0, help="buffer, BDP")
+
+
+def _trace_spec(duration_s: float, min_duration_s: float, *extra: Param,
+                rules: tuple = ()) -> Spec:
+    """Parameters of a notebook run in the fluid model's trace setting."""
+    return _spec(FLUID_CAPACITY, TRACE_RTT, TRACE_BUFFER,
+                 _p("duration_s", float, duration_s, low=min_duration_s, high=600.0), *extra,
+                 rules=(*rules, bdp_packets_at_least("capacity_mbps", "rtt_ms")))
+
+
+def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float, *extra: Param) -> Spec:
+    """Parameters of the fluid model's aggregate-metrics figures (Scherrer Figs. 6-10, 13-17)."""
+    return _spec(FLUID_CAPACITY,
+                 _p("rtt_min_ms", float, rtt_min_ms, low=0.1, high=1000.0),
+                 _p("rtt_max_ms", float, rtt_max_ms, low=0.1, high=1000.0),
+                 _p("n_flows", int, 10, low=2, high=100),
+                 _p("buffers_bdp", list, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], low=0.05,
+                    high=100.0),
+                 _p("duration_s", float, 7.0, low=0.5, high=600.0),
+                 _p("warmup_s", float, 2.0, low=0.0, high=600.0), *extra,
+                 rules=(ordered("warmup_s", "duration_s"),
+                        at_most("rtt_min_ms", "rtt_max_ms")))
+
+
+def _fluid_runs(duration_s: float, warmup_s: float, buffers_bdp: list[float] | None = None,
+                prefix: str = "fluid_") -> tuple[Param, ...]:
+    """Parameters of a figure's fluid-model runs: their length, warm-up and step (and, with
+    ``buffers_bdp``, the buffers they run at). Beside measurements they carry the prefix
+    ``fluid_`` and default to the campaign's duration and warm-up; where the fluid model is
+    the figure's subject (the equilibrium searches, every mix one run) they have none."""
+    buffers = () if buffers_bdp is None else (
+        _p(f"{prefix}buffers_bdp", list, buffers_bdp, low=0.05, high=1000.0,
+           help="buffers at which the fluid model is run, BDP"),)
+    return (*buffers,
+            _p(f"{prefix}duration_s", float, duration_s, low=2.0, high=600.0,
+               help="simulated time per fluid run, s"),
+            _p(f"{prefix}warmup_s", float, warmup_s, low=0.0, high=600.0,
+               help="discarded start of each fluid run, s"),
+            _p("step_us", float, 50.0, low=1.0, high=200.0, help="integration step, us"))
+
+
+# numerics of the fluid-model equilibrium search: every mix is one run. Runs must span
+# several ProbeRTT cycles (10 s each) for the shares to settle.
+NE_NUMERICS = _fluid_runs(60.0, 20.0, prefix="")
+#: the equilibrium searches set beside the one-RTT measured equilibria: as long as the
+#: measured runs (120 s, averaged after 30 s, the span S-Step checks), so F-Exp2, M-F11, F-NE
+#: and WhatIf share their runs
+NE_AS_MEASURED = _fluid_runs(120.0, 30.0, prefix="")
+FLUID_RULE = ordered("fluid_warmup_s", "fluid_duration_s")
+TWO_FLOW_BUFFERS = [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0]  # two_flow.yaml
+
+
+#: the period search needs two bins per shortest period and a longest period that fits twice
+#: in the fluid run's part after the warm-up (P-F1-2, P-F3)
+PERIOD_RULES = (
+    holds("min_period_s >= 2 bin_s", ("min_period_s", "bin_s"), lambda lo, b: lo >= 2 * b),
+    holds("min_period_s < (fluid_duration_s - warmup_s) / 2",
+          ("min_period_s", "fluid_duration_s", "warmup_s"), lambda lo, d, w: lo < (d - w) / 2),
+)
+#: how the fluctuation pages read a run: RTTs, goodput bins, warm-up, the period search
+#: range and what counts as a synchronised ProbeRTT entry (P-F1-2, P-F3)
+FLUCTUATION_READING = (
+    _p("rtts_ms", list, [2.0, 5.0], low=0.1, high=1000.0),
+    _p("bin_s", float, 0.5, low=0.1, high=10.0, help="goodput bin, s"),
+    _p("warmup_s", float, 20.0, low=0.0, high=600.0),
+    _p("min_period_s", float, 2.0, low=0.2, high=600.0),
+    _p("max_period_s", float, 60.0, low=0.5, high=600.0),
+    _p("sync_flows", int, 5, low=1, high=100,
+       help="BBR flows entering ProbeRTT within 1 s that count as synchronised"),
+)
+
+
+ENTRIES: tuple[Entry, ...] = (
+    Entry("derive-ware", "derive_ware.ipynb", "derivation",
+          "Ware et al.'s model (Mishra eqs. 2-4)",
+          _spec(CAPACITY, RTT, DURATION, PACKET)),
+    Entry("derive-two-flow", "derive_two_flow.ipynb", "derivation",
+          "The two-flow model (Mishra eqs. 5-20)",
+          _spec(_p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
+    Entry("derive-multi-flow", "derive_multi_flow.ipynb", "derivation",
+          "Multi-flow bounds and the Nash equilibrium (Mishra eqs. 21-25)",
+          _spec(_p("n_flows", int, 10, low=2, high=1000),
+                _p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
+    Entry("derive-fluid-network", "derive_fluid_network.ipynb", "derivation",
+          "The network fluid model (Scherrer eqs. 1-8)",
+          _spec(_p("capacity_mbps", float, 100.0, low=0.01, high=10_000.0),
+                _p("buffer_pkts", float, 250.0, low=1.0, high=1e6))),
+    Entry("derive-fluid-reno", "derive_fluid_reno.ipynb", "derivation",
+          "Reno in the fluid model (Scherrer eq. 39)", _trace_spec(20.0, 1.0)),
+    Entry("derive-fluid-cubic", "derive_fluid_cubic.ipynb", "derivation",
+          "CUBIC in the fluid model (Scherrer eqs. 40-41)", _trace_spec(
+              20.0, 1.0,
+              _p("episode_rtts_ms", list, [20.0, 40.0, 50.0, 60.0, 80.0], low=0.1,
+                 high=1000.0, help="RTTs of the lone-CUBIC runs whose loss episodes are read"),
+              _p("episode_buffer_bdp", float, 2.0, low=0.05, high=100.0,
+                 help="buffer of those runs, BDP"),
+              _p("episode_duration_s", float, 200.0, low=2.0, high=600.0,
+                 help="simulated time per run, s"),
+              _p("episode_warmup_s", float, 50.0, low=0.0, high=600.0,
+                 help="episodes starting earlier are left out, s"),
+              rules=(ordered("episode_warmup_s", "episode_duration_s"),))),
+    Entry("derive-fluid-bbr-core", "derive_fluid_bbr_core.ipynb", "derivation",
+          "The shared BBR skeleton (Scherrer eqs. 9-19)", _trace_spec(21.0, 10.5)),
+    Entry("derive-fluid-bbr1", "derive_fluid_bbr1.ipynb", "derivation",
+          "BBRv1 in the fluid model (Scherrer eqs. 20-23)", _trace_spec(21.0, 1.0)),
+    Entry("derive-fluid-bbr2", "derive_fluid_bbr2.ipynb", "derivation",
+          "BBRv2 in the fluid model (Scherrer eqs. 24-32)", _trace_spec(21.0, 10.5)),
+    Entry("M-F1", "fig_m_f1.ipynb", "figure",
+          "BBR share vs buffer, 1 CUBIC vs 1 BBR: Ware et al. vs Mishra et al.",
+          _spec(CAPACITY, RTT, *CURVE, DURATION, PACKET,
+                *_fluid_runs(120.0, 30.0, TWO_FLOW_BUFFERS),
+                rules=(*CURVE_RULES, FLUID_RULE))),
+    Entry("M-F3", "fig_m_f3.ipynb", "figure",
+          "Predicted BBR throughput, 1 CUBIC vs 1 BBR, four network settings",
+          _spec(_p("capacities_mbps", list, [50.0, 100.0], low=CAPACITY.low,
+                   high=CAPACITY.high, help="bottleneck capacities, Mbit/s"),
+                _p("rtts_ms", list, [40.0, 80.0], low=RTT.low, high=RTT.high,
+                   help="base RTTs, ms"),
+                *CURVE, DURATION, PACKET, *_fluid_runs(120.0, 30.0, TWO_FLOW_BUFFERS),
+                _p("sweep_capacity_mbps", float, 100.0, low=1.0, high=1000.0,
+                   help="capacity of the published fluid model's RTT sweep, Mbit/s"),
+                _p("sweep_rtts_ms", list, [5.0, 20.0, 40.0, 45.0, 50.0, 60.0, 80.0], low=0.1,
+                   high=1000.0, help="RTTs of the RTT sweep, ms"),
+                _p("sweep_buffers_bdp", list, [2.0, 5.0], low=0.05, high=1000.0,
+                   help="buffers of the RTT sweep, BDP"),
+                _p("long_duration_s", float, 400.0, low=2.0, high=3600.0,
+                   help="simulated time of the sweep's long runs, s"),
+                _p("long_warmup_s", float, 200.0, low=0.0, high=3600.0,
+                   help="discarded start of the sweep's long runs, s"),
+                rules=(*CURVE_RULES, FLUID_RULE, ordered("long_warmup_s", "long_duration_s")))),
+    Entry("M-F4", "fig_m_f4.ipynb", "figure",
+          "Per-flow throughput vs buffer, N CUBIC vs N BBR: predicted region",
+          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
+                RTT, _p("flows_per_cca", list, [5, 10], item=int, low=1, high=50,
+                        help="CUBIC flows = BBR flows in each panel (the fluid model runs "
+                             "up to 100 flows)"),
+                *CURVE, DURATION, PACKET,
+                *_fluid_runs(120.0, 30.0, [1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0]),
+                rules=(*CURVE_RULES, FLUID_RULE))),
+    Entry("M-F5", "fig_m_f5.ipynb", "figure",
+          "Per-flow BBR throughput vs number of BBR flows: diminishing returns",
+          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
+                _p("total_flows", list, [10, 20], item=int, low=2, high=100,
+                   help="flows in each panel (the fluid model runs up to 100)"),
+                _p("buffers_bdp", list, [3.0, 10.0], low=1.0, high=1000.0, low_open=True),
+                _p("rtt_ms", float, 40.0, low=RTT.low, high=RTT.high,
+                   help="base RTT of the measurements and the fluid model (the closed form "
+                        "does not depend on it)"),
+                *_fluid_runs(120.0, 30.0), rules=(FLUID_RULE,))),
+    Entry("M-F6", "fig_m_f6.ipynb", "figure",
+          "The equilibrium argument: points A, B and C against the fair share",
+          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
+                _p("n_flows", int, 10, low=2, high=1000),
+                _p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
+    Entry("M-F7", "fig_m_f7.ipynb", "figure",
+          "Combined and per-flow goodput of BBR and BBRv2 vs their number among CUBIC flows",
+          _spec(FLUID_CAPACITY, _p("rtt_ms", float, 40.0, low=0.1, high=1000.0,
+                                   help="base RTT, ms"),
+                _p("n_flows", int, 10, low=2, high=30),
+                _p("buffer_bdp", float, 2.0, low=1.0, high=100.0, low_open=True,
+                   help="buffer, BDP (the closed form needs more than 1 BDP)"),
+                *_fluid_runs(120.0, 30.0, prefix=""),  # as the mix-sweep campaign's runs
+                rules=(ordered("warmup_s", "duration_s"),))),
+    Entry("M-F8", "fig_m_f8.ipynb", "figure",
+          "Throughput per algorithm and queueing delay vs the mix (also F-Exp1)",
+          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
+                _p("n_flows", int, 10, low=2, high=64),
+                _p("buffer_bdp", float, 2.0, low=0.05, high=1000.0),
+                _p("rtts_ms", list, [40.0, 5.0], low=RTT.low, high=RTT.high),
+                *_fluid_runs(120.0, 30.0), rules=(FLUID_RULE,))),
+    Entry("M-F9", "fig_m_f9.ipynb", "figure",
+          "Predicted Nash equilibrium region vs buffer, several capacities and RTTs",
+          _spec(_p("n_flows", int, 50, low=2, high=1000),
+                _p("capacities_mbps", list, [50.0, 100.0], low=CAPACITY.low,
+                   high=CAPACITY.high),
+                _p("rtts_ms", list, [20.0, 40.0, 80.0], low=RTT.low, high=RTT.high),
+                _p("buffer_min_bdp", float, 1.05, low=1.0, high=1000.0, low_open=True),
+                _p("buffer_max_bdp", float, 50.0, low=1.0, high=1000.0, low_open=True),
+                _p("n_points", int, 100, low=2, high=5000),
+                rules=CURVE_RULES)),
+    Entry("F-Exp2", "fig_f_exp2.ipynb", "figure",
+          "Observed Nash equilibria vs the predicted region (measured, 10 flows)",
+          _spec(_p("n_flows", int, 10, low=2, high=64),
+                _p("tolerance", float, 0.0, low=0.0, high=1.0,
+                   help="a switch counts as profitable only if it gains more than this "
+                        "fraction"),
+                _p("fluid_capacity_mbps", float, 100.0, low=1.0, high=1000.0,
+                   help="capacity of the fluid model's equilibrium search, Mbit/s"),
+                _p("fluid_rtts_ms", list, [5.0, 40.0], low=0.1, high=1000.0,
+                   help="RTTs at which the fluid model's equilibria are searched, ms"),
+                _p("fluid_buffers_bdp", list, [0.5, 2.0, 5.0, 10.0, 20.0], low=0.05,
+                   high=100.0, help="buffers of the fluid model's equilibrium search, BDP"),
+                *NE_AS_MEASURED,
+                rules=(ordered("warmup_s", "duration_s"),))),
+    Entry("M-F11", "fig_m_f11.ipynb", "figure",
+          "Nash equilibria from the fluid model, CUBIC vs BBRv1 and vs BBRv2, one RTT",
+          _spec(FLUID_CAPACITY,
+                _p("rtts_ms", list, [5.0, 40.0], low=0.1, high=1000.0),
+                _p("n_flows", int, 10, low=2, high=30),
+                _p("buffers_bdp", list, [0.5, 1.0, 2.0, 5.0, 10.0, 20.0], low=0.05,
+                   high=100.0),
+                *NE_AS_MEASURED, rules=(ordered("warmup_s", "duration_s"),))),
+    Entry("M-F10", "fig_m_f10.ipynb", "figure",
+          "Nash equilibria with three RTT groups from the fluid model (and measured)",
+          _spec(FLUID_CAPACITY,
+                _p("group_rtts_ms", list, [10.0, 30.0, 50.0], low=0.1, high=1000.0),
+                _p("group_size", int, 3, low=1, high=6),
+                _p("buffers_bdp", list, [2.0, 10.0], low=0.05, high=100.0,
+                   help="buffers, BDP of the shortest RTT"),
+                *NE_NUMERICS, rules=(ordered("warmup_s", "duration_s"),))),
+    Entry("F-NE", "fig_f_ne.ipynb", "figure",
+          "Equilibria of the FABRIC reproduction beside the closed form, fluid model and ours",
+          _spec(_p("rtts_ms", list, [5.0, 20.0, 40.0, 80.0], low=0.1, high=1000.0),
+                _p("fluid_rtts_ms", list, [5.0, 40.0], low=0.1, high=1000.0),
+                _p("fluid_buffers_bdp", list, [0.5, 5.0, 20.0], low=0.05, high=100.0),
+                _p("fluid_capacity_mbps", float, 100.0, low=1.0, high=1000.0),
+                _p("fluid_flows", int, 10, low=2, high=30),
+                *NE_AS_MEASURED,
+                _p("fetch_timeout_s", float, 10.0, low=0.1, high=120.0,
+                   help="per request, when fetching the FABRIC data"),
+                _p("use_network", bool, False,
+                   help="fetch the FABRIC files instead of reading the bundled copy"),
+                rules=(ordered("warmup_s", "duration_s"),))),
+    Entry("M-F12", "fig_m_f12.ipynb", "figure",
+          "The two-flow model in ultra-deep buffers, 1-250 BDP",
+          _spec(CAPACITY, RTT, BUF_MIN,
+                _p("buffer_max_bdp", float, 250.0, low=1.0, high=1000.0, low_open=True),
+                POINTS, DURATION, PACKET,
+                *_fluid_runs(180.0, 60.0, [1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0, 50.0, 100.0,
+                                           150.0, 250.0]),
+                rules=(*CURVE_RULES, FLUID_RULE))),
+    Entry("S-F1", "fig_s_f1.ipynb", "figure",
+          "Reno vs BBRv1 sending rates over time: fluid model (and measured run)",
+          _trace_spec(30.0, 1.0, _p("run_key", str, "100mbit-31.2ms-b1-reno1-bbr1-r0",
+                                    help="fluid-validation run to set beside the model"))),
+    Entry("S-F4-5-11-12", "fig_s_f4_5_11_12.ipynb", "figure",
+          "Fluid model, one sender of each CCA: normalised traces under drop-tail and RED",
+          _trace_spec(12.0, 1.0)),
+    Entry("S-F6-10", "fig_s_f6_10.ipynb", "figure",
+          "Fluid model: fairness, loss, queue, utilisation, jitter vs buffer, CCA pairs",
+          _metrics_spec(30.0, 40.0, _p("settle_s", float, 60.0, low=20.0, high=600.0,
+                                       help="length of the model runs that show how its "
+                                            "CUBIC queue settles, s"))),
+    Entry("S-F13-17", "fig_s_f13_17.ipynb", "figure",
+          "Fluid model: the same five metrics for short RTTs (10-20 ms)",
+          _metrics_spec(10.0, 20.0)),
+    Entry("S-Thm", "fig_s_thm.ipynb", "figure",
+          "Reduced BBR models: equilibria and Jacobian eigenvalues (Theorems 1-5)",
+          _spec(_p("capacity_pps", float, 1000.0, low=1.0, high=1e9),
+                _p("d_s", float, 0.04, low=MODEL_RTT_S[0], high=MODEL_RTT_S[1]),
+                _p("n_flows", int, 4, low=2, high=100),
+                _p("n_grid", list, [2, 3, 5, 10, 20], item=int, low=2, high=200),
+                _p("d_grid", list, [0.005, 0.02, 0.08, 0.5], low=0.0, high=10.0,
+                   low_open=True),
+                _p("full_capacity_mbps", float, 100.0, low=1.0, high=10_000.0,
+                   help="the full model's capacity, Mbit/s"),
+                _p("full_d_ms", float, 30.0, low=1.0, high=1000.0,
+                   help="the full model's propagation delay, ms"),
+                _p("full_n", list, [2, 5, 10], item=int, low=2, high=50,
+                   help="flow counts run in the full model"))),
+    Entry("S-Readings", "fig_s_readings.ipynb", "figure",
+          "The fluid model two ways against the authors' own code, on their reference runs",
+          _spec(_p("groups", list, ["ten_senders", "two_flows", "cubic_alone"], item=str,
+                   help="reference groups to run (data/reference/authors_fluid_runs.csv)"))),
+    Entry("S-Step", "fig_s_step.ipynb", "figure",
+          "Convergence of the fluid model: step size (both readings), and the equilibria's "
+          "run length and step",
+          _spec(_p("steps_us", list, [100.0, 50.0, 20.0, 10.0, 5.0], low=1.0, high=1000.0,
+                   help="integration steps, us"),
+                _p("duration_s", float, 60.0, low=2.0, high=600.0),
+                _p("warmup_s", float, 10.0, low=0.0, high=600.0),
+                _p("tolerance", float, 0.01, low=0.0, high=1.0, low_open=True,
+                   help="largest change of BBR's share that counts as converged"),
+                rules=(ordered("warmup_s", "duration_s"),))),
+    Entry("S-Options", "fig_s_options.ipynb", "figure",
+          "The Linux mechanisms in both readings of the fluid model, against measurements",
+          _spec(_p("duration_s", float, 120.0, low=2.0, high=600.0),
+                _p("warmup_s", float, 30.0, low=0.0, high=600.0),
+                _p("step_us", float, 50.0, low=1.0, high=1000.0),
+                _p("ten_duration_s", float, 7.0, low=1.0, high=600.0,
+                   help="length of the ten-flow runs, s (S-F6's)"),
+                _p("ten_warmup_s", float, 2.0, low=0.0, high=600.0),
+                rules=(ordered("warmup_s", "duration_s"),
+                       ordered("ten_warmup_s", "ten_duration_s")))),
+    Entry("S-Insights", "fig_s_insights.ipynb", "figure",
+          "The paper's insights 1-9 checked against fluid-model runs",
+          _spec(_p("rtt_min_ms", float, 30.0, low=1.2, high=1000.0,
+                   help="shortest base RTT of the ten senders, ms (at 100 Mbit/s each starts "
+                        "with a tenth of its BDP: at least one packet from 1.2 ms)"),
+                _p("rtt_max_ms", float, 40.0, low=1.2, high=1000.0),
+                _p("duration_s", float, 7.0, low=1.0, high=600.0),
+                _p("warmup_s", float, 2.0, low=0.0, high=600.0),
+                rules=(ordered("warmup_s", "duration_s"), at_most("rtt_min_ms", "rtt_max_ms")))),
+    Entry("P-F1-2", "fig_p_f1_2.ipynb", "figure",
+          "10 CUBIC + 10 BBR on a small-delay network: fluctuation, period and ProbeRTT",
+          _spec(_p("campaign", str, "fluctuation", help="campaign name (data/campaigns/)"),
+                *FLUCTUATION_READING,
+                _p("fluid_duration_s", float, 140.0, low=30.0, high=600.0),
+                _p("fluid_step_us", float, 20.0, low=1.0, high=100.0),
+                rules=(ordered("min_period_s", "max_period_s"),
+                       ordered("warmup_s", "fluid_duration_s"), *PERIOD_RULES))),
+    Entry("P-F3", "fig_p_f3.ipynb", "figure",
+          "The fluctuation against capacity (measured and fluid model), and de-synchronised "
+          "ProbeRTT as a remedy in the model",
+          _spec(_p("campaigns", list, ["fluctuation", "fluctuation_fast"], item=str,
+                   help="fluctuation campaigns (data/campaigns/)"),
+                *FLUCTUATION_READING,
+                _p("fluid_capacities_mbps", list, [100.0, 200.0, 1000.0], low=1.0,
+                   high=100_000.0, help="capacities of the fluid runs, Mbit/s"),
+                _p("fluid_duration_s", float, 200.0, low=30.0, high=600.0),
+                _p("fluid_step_us", float, 20.0, low=1.0, high=100.0),
+                _p("check_step_us", float, 10.0, low=1.0, high=100.0,
+                   help="the finer step of the convergence check, us"),
+                _p("remedy_capacities_mbps", list, [100.0, 1000.0], low=1.0, high=100_000.0),
+                _p("remedy_rtt_ms", float, 5.0, low=0.1, high=1000.0),
+                _p("remedy_spreads_s", list, [0.0, 2.0, 5.0, 10.0], low=0.0, high=50.0,
+                   help="spreads of the BBR flows' ProbeRTT intervals over [10, 10 + spread] "
+                   "s; 0 is the published model"),
+                _p("stagger_campaigns", list, ["fluctuation_stagger"], item=str,
+                   help="campaigns whose BBR flows start staggered (data/campaigns/)"),
+                rules=(ordered("min_period_s", "max_period_s"),
+                       ordered("warmup_s", "fluid_duration_s"),
+                       ordered("check_step_us", "fluid_step_us"), *PERIOD_RULES))),
+    Entry("WhatIf", "fig_whatif.ipynb", "figure",
+          "Interactive: BBR's share from the closed form, the fluid model and measurements",
+          _spec(_p("capacities_mbps", list, [50.0, 100.0], low=1.0, high=1000.0,
+                   help="capacities offered, Mbit/s (two flows run in the model at each)"),
+                _p("rtts_ms", list, [5.0, 10.0, 40.0, 80.0], low=0.5, high=500.0,
+                   help="RTTs offered, ms (two flows run in the model at each)"),
+                _p("flow_counts", list, [2, 10], item=int, low=2, high=30),
+                _p("fluid_buffers_bdp", list, [0.5, 1.0, 2.0, 5.0, 10.0, 20.0], low=0.05,
+                   high=100.0),
+                _p("multi_capacities_mbps", list, [100.0], low=1.0, high=1000.0,
+                   help="capacities at which more than two flows run in the model, Mbit/s "
+                   "(M-F11's, whose runs the defaults share)"),
+                _p("multi_rtts_ms", list, [5.0, 40.0], low=0.5, high=500.0,
+                   help="RTTs at which more than two flows run in the model, ms (M-F11's)"),
+                *NE_AS_MEASURED,
+                rules=(ordered("warmup_s", "duration_s"),
+                       within("multi_capacities_mbps", "capacities_mbps"),
+                       within("multi_rtts_ms", "rtts_ms")))),
+    Entry("T-F1", "fig_t_f1.ipynb", "figure",
+          "Validity gates of every stored run (measured)", _spec()),
+    Entry("T-F2", "fig_t_f2.ipynb", "figure",
+          "Anatomy of one run: goodput, cwnd and queue over time (measured)",
+          _spec(_p("campaign", str, "two_flow", help="campaign name (data/campaigns/)"),
+                _p("run_key", str, "50mbit-40ms-b2-cubic1-bbr1-r0",
+                   help="key of a stored valid run of that campaign"))),
+    Entry("T-F3", "fig_t_f3.ipynb", "figure",
+          "One configuration under deliberate background load (measured)", _spec()),
+    Entry("T-F4", "fig_t_f4.ipynb", "figure",
+          "The harness's ceiling: the fastest bottleneck this machine emulates for 20 flows "
+          "(measured)", _spec()),
+    Entry("Index", "book_index.ipynb", "index",
+          "Index of figures and equations, from the ledger and the docstrings", _spec()),
+    Entry("Changes", "edition_changes.ipynb", "index",
+          "The first edition's fluid-model conclusions beside this edition's", _spec()),
+)
+
+_MIX = ("equilibrium", "mix_sweep")
+_VALIDATION = ("fluid_validation",)
+#: what each figure reads of the bundled measurements (figures not listed read none)
+CAMPAIGNS: dict[str, tuple[str, ...]] = {
+    "M-F1": ("two_flow",), "M-F3": ("two_flow", "cubic_alone"), "M-F4": ("multi_flow",),
+    "M-F5": _MIX, "M-F7": _MIX, "M-F8": _MIX, "F-Exp2": _MIX, "M-F11": (*_MIX, "two_flow"),
+    "M-F10": ("mixed_rtt",), "F-NE": _MIX, "M-F12": ("two_flow", "deep_buffer"),
+    "S-F1": _VALIDATION, "S-F4-5-11-12": _VALIDATION, "S-F6-10": _VALIDATION,
+    "S-F13-17": _VALIDATION, "S-Options": ("two_flow", "cubic_alone", *_VALIDATION),
+    "S-Insights": _VALIDATION, "P-F1-2": ("fluctuation",),
+    "P-F3": ("fluctuation", "fluctuation_fast", "fluctuation_stagger"), "WhatIf": ("*",),
+    "T-F1": ("*",),
+    "T-F2": ("two_flow",), "T-F3": ("*",), "T-F4": ("*",),
+}
+
+#: the RTT parameters that are not the fluid model's (F-NE's are FABRIC's measured RTTs)
+NOT_FLUID_RTTS = {"F-NE": ("rtts_ms",)}
+#: steps each way the fluid model's delay lines need: its published reading reads each rate
+#: back one forward delay later, so it refuses a forward delay (half the RTT) under a step
+#: (:func:`coexist.fluid.solve.simulate_published`)
+STEPS_PER_ONE_WAY_DELAY = 1
+
+
+def _rtts_span_steps(e: Entry) -> Entry:
+    """``e`` with the rule that every RTT its fluid-model runs take spans two integration
+    steps (one each way), for a figure that runs the model at a step it accepts."""
+    names = e.spec.names
+    steps = [n for n in names if n in ("step_us", "fluid_step_us")]
+    rtts = [n for n in names if "rtt" in n and n.endswith("_ms")
+            and n not in NOT_FLUID_RTTS.get(e.id, ())]
+    if not steps or not rtts:
+        return e
+    step, k = steps[0], 2 * STEPS_PER_ONE_WAY_DELAY
+
+    def fits(*values: Any) -> bool:
+        *rtt_values, step_us = values
+        shortest = min(v for r in rtt_values for v in (r if isinstance(r, list) else [r]))
+        return shortest * 1e3 >= k * step_us
+
+    rule = holds(f"every RTT of {', '.join(rtts)} >= {k} x {step} (a step each way)",
+                 (*rtts, step), fits)
+    return Entry(e.id, e.notebook, e.kind, e.title,
+                 Spec(e.spec.params, (*e.spec.constraints, rule)), e.rtol, e.atol)
+
+
+ENTRIES = tuple(_rtts_span_steps(e) for e in ENTRIES)
+BY_ID = {e.id: e for e in ENTRIES}
+FIGURES = tuple(e for e in ENTRIES if e.kind == "figure")
+
+
+def entry(entry_id: str) -> Entry:
+    """Look up a ledger entry, naming the known ids on a miss."""
+    try:
+        return BY_ID[entry_id]
+    except KeyError:
+        raise ParameterError(
+            f"unknown figure or notebook id {entry_id!r}; known: {', '.join(BY_ID)}"
+        ) from None
+
+
+def check(entry_id: str, namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate a notebook's parameters as they stand after papermill's injection.
+
+    Papermill only warns about a name the parameters cell does not define and runs the
+    notebook on its defaults; here every name assigned by a cell executed before this
+    check (the parameters cell, papermill's injected cell: the kernel's input history
+    ``In``) must be one of the spec's, so ``papermill -p n_flow 20`` stops with the same
+    one-line error as ``coexist figures``."""
+    spec = entry(entry_id).spec
+    stray = sorted(assigned_before_check(namespace.get("In") or []) - set(spec.names))
+    if stray:
+        raise spec.unknown(stray)
+    return spec.from_namespace(namespace)
+
+
+def assigned_before_check(history: Sequence[str]) -> set[str]:
+    """The names bound by plain assignments in the cells of ``history`` (a kernel's ``In``)
+    executed before the first cell that calls ``ledger.check``. Imports and definitions do
+    not count; a cell that is not Python (a magic) is skipped."""
+    names: set[str] = set()
+    for source in history:
+        if not isinstance(source, str):
+            continue
+        if "ledger.check(" in source:
+            break
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            targets = (node.targets if isinstance(node, ast.Assign) else
+                       [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+                       else [])
+            names |= set(_bound(targets))
+    return names
+
+
+def _bound(targets: Sequence[ast.expr]) -> list[str]:
+    """The names an assignment binds: plain names, also inside tuples, lists and starred
+    targets; not the object of an attribute or item assignment (``x.a = 1`` binds no name)."""
+    out: list[str] = []
+    for t in targets:
+        if isinstance(t, ast.Name):
+            out.append(t.id)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            out += _bound(t.elts)
+        elif isinstance(t, ast.Starred):
+            out += _bound([t.value])
+    return out
+
+
+__all__ = ["Entry", "ENTRIES", "FIGURES", "check", "entry"]

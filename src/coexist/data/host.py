@@ -1,0 +1,39 @@
+"""What a stored run's summary records of its host: the hypervisor's steal and the CPU
+stalls the sleepers saw, read back for the validity gates (:mod:`.gates`) and the run tables.
+The harness measures them (:mod:`coexist.testbed.steal`, :mod:`coexist.testbed.wakeups`)."""
+
+from __future__ import annotations
+
+
+def steal_pct(summary: dict) -> float | None:
+    """The hypervisor's steal during a run, in % of the machine's CPU time over it
+    (cores x wall time), or None where the run did not record it."""
+    steal = (summary["provenance"].get("cpu_seconds_during_run") or {}).get("steal_s")
+    cores = summary["provenance"].get("cores")
+    wall = summary.get("wall_s")
+    return 100 * steal / (cores * wall) if steal is not None and cores and wall else None
+
+
+def steal_peak_pct(summary: dict) -> float | None:
+    """The hypervisor's steal over the busiest second of a run's traffic, in % of the
+    machine's CPU time (:func:`coexist.testbed.steal.busiest`), or None where the run did
+    not record it (runs before this was measured). It can pass 100 % by a little: the
+    kernel books a vCPU's steal at that vCPU's next tick, so a one-second window can hold
+    steal that happened just before it."""
+    peak = summary["provenance"].get("steal_peak")
+    return None if peak is None else peak["pct"]
+
+
+def steal_burst_s(summary: dict) -> float | None:
+    """CPU seconds the hypervisor took in the busiest second of a run's traffic (all cores),
+    or None where the run did not record it."""
+    peak = summary["provenance"].get("steal_peak")
+    return None if peak is None else peak["steal_s"]
+
+
+def stall_pct_max(stall_probe: dict | None) -> float | None:
+    """The highest ``stall_pct`` (:func:`probe`) any CPU's sleeper saw during a run, or None
+    where the run has no such probe (runs stored before it existed) or none reported."""
+    values = [v.get("stall_pct") for v in (stall_probe or {}).values()]
+    values = [v for v in values if v is not None]
+    return max(values) if values else None

@@ -1,0 +1,309 @@
+"""Nash equilibria in the measured runs: which mixes of CUBIC and BBR flows no flow gains by
+leaving, how firmly, and where they lie against the closed form's predicted region. The
+measured counterpart of :mod:`coexist.closed_form.nash`, on the per-run table of
+:mod:`coexist.measured.runs`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..closed_form import nash
+from . import runs as measured
+
+
+def equilibria_by_campaign(per_run: pd.DataFrame, n_flows: int,
+                           tol: float = 0.0) -> pd.DataFrame:
+    """Each campaign's own observed equilibria at every setting (capacity, RTT, buffer) that
+    more than one campaign measured: the check that pooling them as repeats
+    (:func:`mix_runs`) is sound, since campaigns that measure one experiment should agree.
+
+    ``per_run`` is :func:`mix_runs` output. One row per setting and campaign, with its mix
+    count and ``equilibria`` (a tuple of BBR-flow counts; empty while the campaign lacks
+    some of the ``n_flows + 1`` mixes).
+    """
+    setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
+    cols = [*setting, "campaign", "mixes", "equilibria"]
+    if per_run.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for key, g in per_run.groupby(setting):
+        if g["campaign"].nunique() < 2:
+            continue
+        for name, c in g.groupby("campaign"):
+            ne = observed_equilibria(c, n_flows, tol)["equilibrium_bbr_flows"].dropna()
+            rows.append({**dict(zip(setting, key, strict=True)), "campaign": name,
+                         "mixes": int(c["n_bbr"].nunique()),
+                         "equilibria": tuple(float(v) for v in ne)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def per_flow_goodput(per_run: pd.DataFrame, n_flows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean goodput of one CUBIC and of one BBR flow in each run of ``n_flows`` flows (the
+    runs' algorithm totals over their flow counts), NaN where the mix has no such flow: the
+    values the unilateral-deviation test compares."""
+    k = per_run["n_bbr"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.where(k < n_flows, per_run["cubic_bps"] / (n_flows - k), np.nan),
+                np.where(k > 0, per_run["bbr_bps"] / k, np.nan))
+
+
+def run_order(per_run: pd.DataFrame) -> pd.DataFrame:
+    """``per_run`` with a ``draw`` column numbering the runs of each mix of a setting 0, 1,
+    ... in a fixed order: by campaign as in ``MIX_CAMPAIGNS``, then repeat. Draw 0 is each
+    mix's first run, so ``observed_equilibria(t[t.draw == 0], n)`` is what the runs would
+    have given had every mix been measured once."""
+    setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
+    rank = {c: i for i, c in enumerate(measured.MIX_CAMPAIGNS)}
+    campaign = per_run["campaign"] if "campaign" in per_run else pd.Series("", index=per_run.index)
+    t = per_run.assign(_rank=campaign.map(rank).fillna(len(rank)), _campaign=campaign)
+    t = t.sort_values([*setting, "n_flows", "n_bbr", "_rank", "_campaign", "repeat", "key"])
+    t = t.assign(draw=t.groupby([*setting, "n_flows", "n_bbr"]).cumcount())
+    return t.drop(columns=["_rank", "_campaign"])
+
+
+def switch_gains(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.DataFrame:
+    """The unilateral-deviation test run by run, where mixes were measured more than once:
+    is an equilibrium of the averaged runs one in each run on its own?
+
+    ``per_run`` is :func:`mix_runs` (or :func:`runs`) output. Draw *i* takes the *i*-th
+    run of every mix (:func:`run_order`). Mix ``k`` is tested wherever it and its
+    neighbours ``k - 1`` and ``k + 1`` (those that exist) have at least two runs each: the
+    three mixes the test reads, since a CUBIC flow that switches gets a BBR flow's goodput
+    in ``k + 1`` and a BBR flow that switches a CUBIC flow's in ``k - 1``
+    (:func:`coexist.closed_form.nash.equilibrium_mask`).
+
+    One row per setting, tested mix and draw (``run 1``, ``run 2``, ... and ``mean``, the
+    average over all runs that :func:`observed_equilibria` uses). ``gain`` is the larger
+    relative gain of the two switches (negative: neither pays, by that margin), ``switch``
+    names it, and ``equilibrium`` is ``gain <= tol``, the test's own criterion.
+    """
+    setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
+    cols = [*setting, "n_bbr", "draw", "runs", "gain", "switch", "equilibrium"]
+    sel = per_run[per_run["n_flows"] == n_flows]
+    if sel.empty:
+        return pd.DataFrame(columns=cols)
+    cubic, bbr = per_flow_goodput(sel, n_flows)
+    sel = run_order(sel.assign(cubic=cubic, bbr=bbr))
+
+    def gain(new: float, old: float) -> float:
+        if old > 0:
+            return new / old - 1.0
+        return np.inf if new > 0 else 0.0
+
+    rows = []
+    for key, g in sel.groupby(setting):
+        count = g.groupby("n_bbr").size()
+        mean = g.groupby("n_bbr")[["cubic", "bbr"]].mean()
+        for m in range(n_flows + 1):
+            need = [j for j in (m - 1, m, m + 1) if 0 <= j <= n_flows]
+            n_runs = min(int(count.get(j, 0)) for j in need)
+            if n_runs < 2:
+                continue
+            draws = [(f"run {i + 1}", g[g["draw"] == i].set_index("n_bbr")[["cubic", "bbr"]])
+                     for i in range(n_runs)] + [("mean", mean)]
+            for name, v in draws:
+                options = []
+                if m < n_flows:
+                    options.append((gain(v.at[m + 1, "bbr"], v.at[m, "cubic"]), "CUBIC→BBR"))
+                if m > 0:
+                    options.append((gain(v.at[m - 1, "cubic"], v.at[m, "bbr"]), "BBR→CUBIC"))
+                best, switch = max(options)
+                rows.append({**dict(zip(setting, key, strict=True)), "n_bbr": m,
+                             "draw": name, "runs": n_runs, "gain": float(best),
+                             "switch": switch, "equilibrium": bool(best <= tol)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def equilibrium_firmness(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.DataFrame:
+    """:func:`observed_equilibria` (averaged over the runs) with how firm each one is.
+
+    ``runs_per_mix`` is the fewest runs among the mixes the deviation test reads for it
+    (the equilibrium and its neighbours one switch away, :func:`switch_gains`);
+    ``each_run`` is whether every run alone passes the test too where that is at least two
+    (True/False), and None where one of those mixes was measured once, so an equilibrium
+    resting on single runs is never reported as firm. Settings still missing mixes keep
+    their NaN row with both columns None.
+    """
+    setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
+    observed = observed_equilibria(per_run, n_flows, tol)
+    gains = switch_gains(per_run, n_flows, tol)
+    tested = gains[gains["draw"] != "mean"].groupby([*setting, "n_bbr"]).agg(
+        runs=("runs", "first"), held=("equilibrium", "all"))
+    fewest, each = [], []
+    for r in observed.itertuples():
+        if np.isnan(r.equilibrium_bbr_flows):
+            fewest.append(None)
+            each.append(None)
+            continue
+        key = (r.capacity_bps, r.rtt_s, r.buffer_bdp, int(r.equilibrium_bbr_flows))
+        if key in tested.index:
+            fewest.append(int(tested.at[key, "runs"]))
+            each.append(bool(tested.at[key, "held"]))
+        else:
+            # an equilibrium needs every mix stored, so switch_gains left it untested
+            # because a mix it reads has a single run
+            fewest.append(1)
+            each.append(None)
+    return observed.assign(runs_per_mix=pd.Series(fewest, index=observed.index, dtype=object),
+                           each_run=pd.Series(each, index=observed.index, dtype=object))
+
+
+def observed_equilibria(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.DataFrame:
+    """Empirical Nash equilibria per (capacity, RTT, buffer) from measured mixes.
+
+    ``per_run`` is :func:`runs` output. For each setting with every mix of ``n_flows``
+    flows (0..n BBR) stored, per-flow CUBIC and BBR goodput (averaged over repeats) go
+    through the unilateral-deviation test (:func:`coexist.closed_form.nash.equilibria`). One row per
+    equilibrium; a setting with missing mixes gets one row with NaN and its mix count.
+    """
+    sel = per_run[per_run["n_flows"] == n_flows]
+    cubic, bbr = per_flow_goodput(sel, n_flows)
+    per_flow = sel.assign(cubic_bps=cubic, bbr_bps=bbr)
+    found = nash.table_equilibria(per_flow, ["capacity_bps", "rtt_s", "buffer_bdp"],
+                                  n_flows, tol)
+    return found.rename(columns={"bbr_flows": "equilibrium_bbr_flows"})
+
+
+def against_region(observed: pd.DataFrame, n_flows: int) -> pd.DataFrame:
+    """Where each observed equilibrium lies relative to the closed-form prediction.
+
+    ``observed`` is :func:`observed_equilibria` output; settings still missing mixes are
+    left out. The region is the span between the synchronised and de-synchronised
+    crossings of eq. (25) (Mishra et al. Fig. 9), unrounded (``region_lo``/``region_hi``)
+    and widened to whole flows (``whole_lo``/``whole_hi``), since an equilibrium is a
+    whole number of flows. ``verdict`` is ``inside`` (within the whole-flow region),
+    ``above`` or ``below`` it, or ``no prediction`` for buffers of at most 1 BDP, where
+    the model is not defined. ``flows_outside`` counts how far outside the whole-flow
+    region the equilibrium lies (0 inside).
+    """
+    cols = ["capacity_bps", "rtt_s", "buffer_bdp", "equilibrium_bbr_flows", "region_lo",
+            "region_hi", "whole_lo", "whole_hi", "verdict", "flows_outside"]
+    obs = observed.dropna(subset=["equilibrium_bbr_flows"])
+    rows = []
+    for r in obs.itertuples():
+        row = {c: getattr(r, c) for c in cols[:4]}
+        row.update(region_lo=np.nan, region_hi=np.nan, whole_lo=np.nan, whole_hi=np.nan,
+                   verdict="no prediction", flows_outside=np.nan)
+        if r.buffer_bdp > 1:
+            reg = nash.predicted_region(np.array([float(r.buffer_bdp)]), n_flows)
+            lo, hi = sorted((float(reg["bbr_flows_sync"][0]),
+                             float(reg["bbr_flows_desync"][0])))
+            w_lo, w_hi = (float(w[0]) for w in nash.whole_flows(reg))
+            k = float(r.equilibrium_bbr_flows)
+            verdict = "inside" if w_lo <= k <= w_hi else ("above" if k > w_hi else "below")
+            row.update(region_lo=lo, region_hi=hi, whole_lo=w_lo, whole_hi=w_hi,
+                       verdict=verdict, flows_outside=max(k - w_hi, w_lo - k, 0.0))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=cols)
+
+
+def observed_grouped_equilibria(table: pd.DataFrame, group_rtts_s: list[float],
+                                group_size: int, tol: float = 0.0) -> pd.DataFrame:
+    """Empirical Nash equilibria per (capacity, buffer) for flows in RTT groups (§4.5).
+
+    ``table`` is a campaign table; its runs with ``group_size`` flows at each RTT of
+    ``group_rtts_s`` are read (:func:`group_layout_keys`), others left out. A run's mix is
+    its number of BBR flows per group; per-flow goodput per (group, algorithm) is averaged
+    over repeats and goes through
+    :func:`coexist.closed_form.nash.grouped_equilibria`. A setting missing some mix gets one
+    row with
+    ``mix`` None and its mix count.
+    """
+    cols = ["capacity_bps", "buffer_bdp", "mixes", "mix", "mix_label", "bbr_flows"]
+    rows = []
+    n_mixes = (group_size + 1) ** len(group_rtts_s)
+    for (cap, buf), rates in _grouped_rates(table, group_rtts_s, group_size).items():
+        base = {"capacity_bps": cap, "buffer_bdp": buf, "mixes": len(rates)}
+        if len(rates) < n_mixes:
+            rows.append({**base, "mix": None, "mix_label": None, "bbr_flows": np.nan})
+            continue
+        for m in nash.grouped_equilibria(rates, [group_size] * len(group_rtts_s), tol):
+            rows.append({**base, "mix": m, "mix_label": nash.mix_label(m),
+                         "bbr_flows": sum(m)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def grouped_mix_status(table: pd.DataFrame, group_rtts_s: list[float], group_size: int,
+                       tol: float = 0.0) -> pd.DataFrame:
+    """Verdict on every stored mix of an RTT-group campaign, complete or not (§4.5).
+
+    One row per (capacity, buffer, stored mix) with
+    :func:`coexist.closed_form.nash.grouped_mix_status`'s
+    verdict (equilibrium, not an equilibrium, undecided) and its reason, so a campaign under
+    way already rules mixes out, and confirms those whose every deviation is stored.
+    """
+    cols = ["capacity_bps", "buffer_bdp", "mix", "mix_label", "status", "reason"]
+    rows = []
+    for (cap, buf), rates in _grouped_rates(table, group_rtts_s, group_size).items():
+        verdicts = nash.grouped_mix_status(rates, [group_size] * len(group_rtts_s), tol,
+                                           [f"the {r * 1e3:g} ms group" for r in group_rtts_s])
+        for m, (status, reason) in verdicts.items():
+            rows.append({"capacity_bps": cap, "buffer_bdp": buf, "mix": m,
+                         "mix_label": nash.mix_label(m), "status": status,
+                         "reason": reason})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def group_layout_keys(table: pd.DataFrame, group_rtts_s: list[float],
+                      group_size: int) -> set[str]:
+    """The runs (keys) of an RTT-group campaign table laid out as asked: exactly
+    ``group_size`` flows at each RTT of ``group_rtts_s`` and none at another RTT. A run of
+    another layout says nothing about these mixes (its mix (0, 0, 1) of three flows per
+    group is not the mix (0, 0, 1) of one flow per group), so the equilibrium tests read
+    only these."""
+    if table.empty:
+        return set()
+    rtts = np.asarray(group_rtts_s, dtype=float)
+    keys = set()
+    for key, run in table.groupby("key"):
+        r = run["flow_rtt_s"].astype(float).to_numpy()
+        counts = [int(np.isclose(r, g).sum()) for g in rtts]
+        if counts == [group_size] * len(rtts) and sum(counts) == len(r):
+            keys.add(key)
+    return keys
+
+
+def grouped_rates(table: pd.DataFrame, group_rtts_s: list[float],
+                  group_size: int | None = None) -> pd.DataFrame:
+    """Per-flow goodput of every stored mix of an RTT-group campaign (§4.5), by group and
+    algorithm, averaged over repeats: the measured counterpart of
+    :func:`coexist.fluid.equilibria.mix_table`, so both can be set side by side.
+
+    A run's mix is its number of BBR flows per RTT group; a flow belongs to the group of
+    the nearest RTT and is left out unless its RTT matches that group's. With
+    ``group_size``, only the runs of that layout are read (:func:`group_layout_keys`).
+    Columns: capacity, buffer, mix (tuple) and ``mix_label``, group, its RTT, algorithm,
+    per-flow goodput (bit/s) and the number of runs averaged.
+    """
+    cols = ["capacity_bps", "buffer_bdp", "mix", "mix_label", "group", "rtt_s", "cca",
+            "goodput_bps", "runs"]
+    if table.empty:
+        return pd.DataFrame(columns=cols)
+    rtts = np.asarray(group_rtts_s, dtype=float)
+    t = table.copy()
+    if group_size is not None:
+        t = t[t["key"].isin(group_layout_keys(t, group_rtts_s, group_size))]
+        if t.empty:
+            return pd.DataFrame(columns=cols)
+    t["group"] = [int(np.argmin(np.abs(rtts - r))) for r in t["flow_rtt_s"].astype(float)]
+    t = t[np.isclose(t["flow_rtt_s"].astype(float), rtts[t["group"]])]
+    t["is_bbr"] = t["cca"] == "bbr"
+    mix_of = t.groupby("key").apply(
+        lambda g: tuple(int(g.loc[g.group == i, "is_bbr"].sum()) for i in range(len(rtts))),
+        include_groups=False)
+    t["mix"] = t["key"].map(mix_of)
+    out = (t.groupby(["capacity_bps", "buffer_bdp", "mix", "group", "cca"])
+           .agg(goodput_bps=("goodput_bps", "mean"), runs=("key", "nunique")).reset_index())
+    out["mix_label"] = out["mix"].map(nash.mix_label)
+    out["rtt_s"] = rtts[out["group"]]
+    return out[cols]
+
+
+def _grouped_rates(table: pd.DataFrame, group_rtts_s: list[float], group_size: int) -> dict:
+    """:func:`grouped_rates` of the runs with ``group_size`` flows per group, as the
+    equilibrium test takes it: per (capacity, buffer), mix -> {(group, algorithm): per-flow
+    goodput}."""
+    return {setting: nash.rates_by_mix(part) for setting, part in
+            grouped_rates(table, group_rtts_s, group_size)
+            .groupby(["capacity_bps", "buffer_bdp"])}
