@@ -42,7 +42,7 @@ system-deps:
 # on every core, one file per worker at a time (a notebook's cells stay in one kernel).
 FAST := not slow and not browser and not testbed and not rerun
 check: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks notebooks
+	$(BIN)/ruff check src tests benchmarks pipelines notebooks
 	$(BIN)/coexist store check
 	$(BIN)/pytest -p no:cacheprovider -q -n auto --dist loadfile -m "$(FAST)" --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/derive_*.ipynb
 
@@ -90,7 +90,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/fluid_readings.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks notebooks
+	$(BIN)/ruff check src tests benchmarks pipelines notebooks
 
 clean:
 	rm -rf _build build .pytest_cache

@@ -76,6 +76,30 @@ def test_a_changed_model_source_changes_the_digest(tmp_path):
     assert cache.source_digest([tmp_path / "nash.py"], tmp_path) != before
 
 
+MODULE = '''"""A model."""
+
+def share(x, k=2):
+    """The share."""
+    return x / k  # half
+'''
+
+
+@pytest.mark.parametrize("edit, same", [
+    (lambda s: s.replace("A model.", "A model of the share, reworded."), True),
+    (lambda s: s.replace('"""The share."""', '"""The share,\n    on two lines."""'), True),
+    (lambda s: s.replace("# half", "# a half of it"), True),
+    (lambda s: s.replace("return x / k", "return (\n        x / k\n    )"), True),
+    (lambda s: s.replace("x / k", "x / k / 1"), False),
+    (lambda s: s.replace("k=2", "k=3"), False),
+    (lambda s: s.replace('"""The share."""\n', ""), True),
+    (lambda s: s + "\nLABEL = 'BBR'\n", False),
+])
+def test_docstrings_comments_and_layout_are_not_code(edit, same):
+    """A stored run keeps its key when a model module's prose or layout changes, and only
+    then."""
+    assert (cache.code_of(edit(MODULE)) == cache.code_of(MODULE)) is same
+
+
 def test_a_kind_computed_outside_the_model_package_is_refused():
     def compute(inputs):
         return inputs

@@ -86,7 +86,7 @@ def build_datapackage(data_dir: Path = DATA) -> dict:
             "licenses": [{"name": "CC-BY-4.0"}], "resources": resources}
 
 
-#: the provenance ``benchmarks/authors_reference.py`` records beside the authors' outputs
+#: the provenance ``pipelines/authors_reference.py`` records beside the authors' outputs
 AUTHORS_META = sidecars.obj({
     **{k: sidecars.Key((str, dict, list)) for k in ("command", "source", "commit", "paper",
                                                     "entry_points", "host")},
@@ -96,7 +96,7 @@ AUTHORS_META = sidecars.obj({
 
 def _reference_resources(data_dir: Path) -> list[dict]:
     """The outputs of the source papers' own code under ``reference/`` (made by
-    ``benchmarks/authors_reference.py``), with the provenance that script recorded."""
+    ``pipelines/authors_reference.py``), with the provenance that script recorded."""
     ref = data_dir / "reference"
     meta_path = ref / "authors_fluid.json"
     if not meta_path.exists():
@@ -128,7 +128,7 @@ def _reference_resources(data_dir: Path) -> list[dict]:
 
 #: tables under ``reference/`` that this project made itself, each ``<name>.csv`` with how it
 #: was made in ``<name>.json``: the model's outputs too costly to recompute at every build
-#: (made by a script in ``benchmarks/``; a test re-runs some rows of each), and the first
+#: (made by a script in ``pipelines/``; a test re-runs some rows of each), and the first
 #: edition's conclusions (quoted from that edition's files)
 OWN_TABLES = {
     "fluid_run_length": "the fluid model's equilibrium-search runs read over 120 s and "

@@ -1,6 +1,6 @@
 """The authors' reference runs (``data/reference/``) and our model configured identically.
 
-``benchmarks/authors_reference.py`` ran the public code of Scherrer et al. on a grid of
+``pipelines/authors_reference.py`` ran the public code of Scherrer et al. on a grid of
 configurations and stored what it computed: per run the configuration as their code read it
 and their metrics, per flow its RTT as their code drew it and its mean rate. This module
 reads those tables (validated, nothing dropped) and turns each run into a
@@ -40,7 +40,7 @@ TOLERANCES = {"queue_share": 0.05, "jain": 0.03, "loss": 0.005, "utilization": 0
 def _read(path: Path, columns: dict[str, type]) -> pd.DataFrame:
     if not path.is_file():
         raise ParameterError(f"reference table {path} is missing (run "
-                             "benchmarks/authors_reference.py)")
+                             "pipelines/authors_reference.py)")
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     if list(df.columns) != list(columns):
         raise ParameterError(f"{path}: columns {list(df.columns)}, expected {list(columns)}")

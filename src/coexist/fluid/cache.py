@@ -28,6 +28,7 @@ Sphinx extension) or the figure a notebook checks its parameters for.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import fcntl
 import functools
@@ -100,19 +101,36 @@ def model_sources() -> list[Path]:
                   if not (top == PACKAGE and p.name in NOT_MODEL))
 
 
+def code_of(source: str) -> str:
+    """What a module computes, as text: its syntax tree without docstrings, comments or
+    layout (``ast.dump`` without positions). Rewording a docstring or a comment, or
+    re-wrapping a line, leaves it unchanged, so the stored runs keep their keys; any change
+    to a statement or an expression changes it."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False)
+
+
 def source_digest(paths: Sequence[Path], base: Path) -> str:
-    """sha256 over ``paths`` in order, each file's path under ``base`` and its bytes."""
+    """sha256 over ``paths`` in order: each file's path under ``base`` and its code
+    (:func:`code_of`)."""
     h = hashlib.sha256()
     for path in paths:
-        h.update(path.relative_to(base).as_posix().encode())
-        h.update(path.read_bytes())
+        h.update(path.relative_to(base).as_posix().encode() + b"\0")
+        h.update(code_of(path.read_text(encoding="utf-8")).encode() + b"\0")
     return h.hexdigest()
 
 
 @functools.lru_cache(maxsize=1)
 def code_hash() -> str:
     """sha256 over the model's source files (:func:`model_sources`), each named by its path
-    under the ``coexist`` package."""
+    under the ``coexist`` package and read for its code alone (:func:`code_of`)."""
     return source_digest(model_sources(), PACKAGE.parent)
 
 

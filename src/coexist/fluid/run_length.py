@@ -147,7 +147,7 @@ def reference_checks(z: float = nash.SPREAD_Z) -> tuple[pd.DataFrame, pd.DataFra
     """The committed checks of the figures' equilibrium searches (S-Step, M-F11):
     :func:`equilibria_by_span` of ``data/reference/fluid_run_length.csv`` and
     :func:`equilibria_by_step` of it against ``data/reference/fluid_step_equilibria.csv``
-    (the scripts in ``benchmarks/`` write both)."""
+    (the scripts in ``pipelines/`` write both)."""
     from ..core import paths
 
     spans = pd.read_csv(paths.DATA / "reference" / "fluid_run_length.csv")

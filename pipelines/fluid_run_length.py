@@ -14,7 +14,7 @@ The S-Step page reads the table; a test re-runs some of its rows and requires th
 numbers, so a change to the model that moves them fails until this script is run again.
 Each run is memoised (``_build/fluid-cache``), so an interrupted run resumes.
 
-    python benchmarks/fluid_run_length.py
+    python pipelines/fluid_run_length.py
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ interrupted grid resumes where it stopped. Under PyPy their code runs about ten 
 faster than under CPython; ``--python`` picks the interpreter (it needs numpy, pyyaml and
 matplotlib, which their modules import).
 
-    python benchmarks/authors_reference.py --code /path/to/imc22-bbr-fluid-model \\
+    python pipelines/authors_reference.py --code /path/to/imc22-bbr-fluid-model \\
         --python /path/to/pypy3 --jobs 2
 """
 
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             checks.append(cross_check(python, code, by_id[run]["spec"], work, a.step_ms,
                                       by_id[run]))
-        command = ("python benchmarks/authors_reference.py --code COPY --python PYTHON "
+        command = ("python pipelines/authors_reference.py --code COPY --python PYTHON "
                    f"--step-ms {a.step_ms:g}"
                    + "".join(f" --cross-check PYTHON2 {run}" for _, run in a.cross_check))
         assemble(records, _commit(code), command, Path(a.out), checks)

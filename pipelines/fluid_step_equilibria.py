@@ -14,7 +14,7 @@ The 50-us side is the ``short`` span of ``data/reference/fluid_run_length.csv``,
 runs the figures make. S-Step compares the two; a test re-runs some rows of this table.
 Each run is memoised (``_build/fluid-cache``), so an interrupted run resumes.
 
-    python benchmarks/fluid_step_equilibria.py
+    python pipelines/fluid_step_equilibria.py
 """
 
 from __future__ import annotations
