@@ -5,11 +5,12 @@ Every page of the book (the ``_toc.yml`` order Sphinx sorts alphabetically) slee
 seconds it took to execute in a recorded build (``--seconds``, default the committed
 ``benchmarks/page_seconds.json``), scaled by ``--scale``, and Sphinx 7's ``ParallelTasks``
 runs them on ``--jobs`` processes: once in Sphinx's own batches (``make_chunks``) and once
-in the order :func:`coexist.book.build.reading_order` gives them (Sphinx's own batches of it,
-as the book's extension arranges them through ``env-before-read-docs``). The pages of a real
-build share fluid-model runs through the memo (a page that finds a run stored reads it, one
-that finds it being computed waits for it), which a sleep cannot show; the build itself is the final measure. Each batch
-also costs a fork, which a small ``--scale`` magnifies (at 0.005 it erased the difference).
+in the order :func:`coexist.book.build.reading_order` gives them (Sphinx's own batches of
+it, as the book's extension arranges them through ``env-before-read-docs``). The pages of a
+real build share fluid-model runs through the memo (a page that finds a run stored reads it,
+one that finds it being computed waits for it), which a sleep cannot show; the build itself
+is the final measure. Each batch also costs a fork, which a small ``--scale`` magnifies (at
+0.005 it erased the difference).
 
     python benchmarks/reading_order.py [--scale 0.05] [--jobs 2]
 """
