@@ -3,10 +3,8 @@ refuses what it cannot build."""
 
 import inspect
 import json
-import multiprocessing.process
 import os
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -31,58 +29,78 @@ def test_every_extension_of_the_book_allows_parallel_reading(tmp_path):
         assert unsafe == [] and app.is_parallel_allowed("read")
 
 
-#: a batch's process waits for this file, so that no batch ends while batches are still
-#: being added (as in a build, where the first pages run for minutes); a batch that ended
-#: early would let the next start in the order added, whatever the machine's load
-_GATE: list[Path] = []
+def _costs(order: list[str], seconds: dict[str, float], nproc: int) -> list[float]:
+    from sphinx.util.parallel import make_chunks
+
+    return [sum(seconds.get(d, 0.0) for d in batch) for batch in make_chunks(order, nproc)]
 
 
-def _wait_for_gate(batch: list[str]) -> None:
-    deadline = time.monotonic() + 60.0
-    while not _GATE[0].exists() and time.monotonic() < deadline:
-        time.sleep(0.005)
+def test_sphinx_s_batches_of_the_reading_order_carry_about_equal_cost():
+    names = [f"p{i:02d}" for i in range(51)]
+    seconds = {f"p{i:02d}": float(v) for i, v in
+               enumerate([52, 30, 26, 21, 18, 17, 15, 14, 13, 11, 10, 10, 9, 8, 7, 6, 5])}
+    order = book.reading_order(names, 2, seconds)
+    assert sorted(order) == names
+    alphabetical, balanced = _costs(names, seconds, 2), _costs(order, seconds, 2)
+    assert len(balanced) == len(alphabetical) > 2  # the same batch sizes, Sphinx's
+    assert max(alphabetical) - min(alphabetical) > 200
+    assert max(balanced) - min(balanced) <= max(seconds.values())
+    assert max(balanced) < max(alphabetical) / 2
 
 
-def test_pages_start_costliest_first_under_sphinx_s_own_scheduler(monkeypatch, tmp_path):
-    from sphinx.util.parallel import ParallelTasks
-
-    _GATE[:] = [tmp_path / "go"]  # the forked batches inherit it
-
-    started: list[str] = []
-    start = multiprocessing.process.BaseProcess.start
-
-    def noted(proc):  # the parent starts each batch's process: (pipe, function, batch)
-        started.append(proc._args[2][0])
-        start(proc)
-
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", noted)
-    names = [f"p{i}" for i in range(8)]
-    seconds = {"p3": 50.0, "p6": 40.0, "p1": 30.0, "p0": 20.0, "p7": 10.0}
-    tasks = ParallelTasks(2)
-    for batch in book.reading_batches(names, 2, seconds):
-        tasks.add_task(_wait_for_gate, batch)
-    _GATE[0].touch()
-    tasks.join()
-    # the recorded pages by cost, then those without a record alphabetically
-    assert started == ["p3", "p6", "p1", "p0", "p7", "p2", "p4", "p5"]
+def test_pages_without_a_record_keep_their_order():
+    names = ["a", "b", "c", "d", "e", "f", "g"]
+    assert book.reading_order(names, 2, {}) == names
 
 
-def test_sphinx_s_parallel_reader_takes_the_costliest_first_batches():
-    import sphinx.builders
-    from sphinx.builders import Builder
+def test_the_extension_arranges_the_pages_through_sphinx_s_public_event(tmp_path):
+    from types import SimpleNamespace
 
-    # the patched name is the one Sphinx's reader calls
-    assert "make_chunks(docnames, nproc)" in inspect.getsource(Builder._read_parallel)
-    names = [f"p{i:02d}" for i in range(40)]
+    from coexist.book import sphinxext
 
-    def reader(builder, docnames, nproc):
-        return sphinx.builders.make_chunks(docnames, nproc)
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / book.SECONDS_COMMITTED).write_text(json.dumps(
+        {f"p{i:02d}": 10.0 for i in range(8)}))
+    names = [f"p{i:02d}" for i in range(16)]
+    docnames = list(names)
+    sphinxext._balance_reading(SimpleNamespace(parallel=2, srcdir=str(tmp_path)), None,
+                               docnames)
+    assert docnames != names and sorted(docnames) == names
+    assert max(_costs(docnames, {n: 10.0 for n in names[:8]}, 2)) < 80
+    serial = list(names)
+    sphinxext._balance_reading(SimpleNamespace(parallel=1, srcdir=str(tmp_path)), None,
+                               serial)
+    assert serial == names
+    handlers = [listener.handler for listener in _listeners("env-before-read-docs")]
+    assert sphinxext._balance_reading in handlers
 
-    batches = book._costliest_first(reader, {"p20": 9.0, "p05": 3.0})(None, names, 2)
-    assert batches[:2] == [["p20"], ["p05"]] and batches[-1] == ["p00"]
-    assert sorted(b for (b,) in batches) == names
-    own = reader(None, names, 2)  # outside the reader, Sphinx's batches are its own
-    assert len(own) < len(names) and sum(own, []) == names
+
+def _listeners(event: str) -> list:
+    from sphinx.events import EventManager
+
+    class App:
+        def __init__(self):
+            self.events = EventManager(self)
+
+        def connect(self, name, handler, priority=500):
+            return self.events.connect(name, handler, priority)
+
+        def add_css_file(self, *a, **k):
+            pass
+
+    from coexist.book import sphinxext
+
+    app = App()
+    sphinxext.setup(app)
+    return app.events.listeners[event]
+
+
+def test_the_build_patches_nothing_of_sphinx():
+    """Ordering goes through the public event, not a patched private method."""
+    source = inspect.getsource(book) + inspect.getsource(__import__(
+        "coexist.book.sphinxext", fromlist=["x"]))
+    assert "unittest.mock" not in source and "_read_parallel" not in source.replace(
+        "make_chunks", "")
 
 
 def test_page_seconds_come_from_the_last_build_else_the_committed_record(tmp_path):

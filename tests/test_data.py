@@ -621,3 +621,18 @@ def test_a_table_the_column_checks_refuse_is_judged_line_by_line(tmp_path, text,
     assert f"sockets.csv:{line}:" in str(rows_error.value)
     with pytest.raises(data.DataError, match=re.escape(str(rows_error.value))):
         data.load_table(path, "sockets")
+
+
+def test_the_distance_to_the_nearest_equilibrium_is_per_group_and_setting():
+    observed = pd.DataFrame({"rtt_s": [0.04, 0.04, 0.005], "buffer_bdp": [2.0, 5.0, 2.0],
+                             "equilibrium_bbr_flows": [3.0, 0.0, 7.0]}, index=[10, 11, 12])
+    found = pd.DataFrame({"rtt_s": [0.04, 0.04, 0.04, 0.04 + 1e-12, 0.005],
+                          "buffer_bdp": [2.0, 2.0, 2.0, 5.0, 2.0],
+                          "series": ["a", "a", "b", "a", "b"],
+                          "equilibrium_bbr_flows": [1.0, 4.0, 9.0, 6.0, 7.0]})
+    d = measured_equilibria.distance_to_nearest(observed, found, on=["rtt_s", "buffer_bdp"],
+                                                group="series", groups=["a", "b"])
+    assert list(d.index) == [10, 11, 12] and list(d.columns) == ["a", "b"]
+    assert d.loc[10].tolist() == [1.0, 6.0]  # nearest of a's {1, 4} to 3 is 4
+    assert d.loc[11, "a"] == 6.0 and np.isnan(d.loc[11, "b"])  # b has none at 5 BDP
+    assert np.isnan(d.loc[12, "a"]) and d.loc[12, "b"] == 0.0

@@ -1,13 +1,16 @@
 """The notebook contract: every notebook is in the ledger, the book and (for figures) has a
-committed table; its parameters cell declares exactly the ledger's names and defaults."""
+committed table; its parameters cell holds the defaults of exactly the ledger's names (which
+the ledger reads from it) and the check follows it."""
 
 import ast
 import re
+from pathlib import Path
 
 import nbformat
 import pytest
 
 from coexist.book import ledger
+from coexist.core.params import ParameterError
 
 
 def parameters_cell(path):
@@ -18,17 +21,57 @@ def parameters_cell(path):
 
 
 @pytest.mark.parametrize("e", ledger.ENTRIES, ids=lambda e: e.id)
-def test_parameters_cell_matches_spec(e):
+def test_parameters_cell_holds_the_defaults_and_the_check_follows(e):
     nb, cell = parameters_cell(e.path)
-    values = {}
-    for node in ast.parse(cell.source).body:
-        assert isinstance(node, ast.Assign), f"{e.notebook}: only assignments in parameters"
-        values[node.targets[0].id] = ast.literal_eval(node.value)
-    assert values == e.spec.defaults()
-    e.spec.validate(values)
+    assert ledger.notebook_defaults(e.path) == e.spec.defaults()
+    e.spec.validate(e.spec.defaults())
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     following = code[code.index(cell.source) + 1]
     assert f'ledger.check("{e.id}", globals())' in following
+
+
+def test_the_ledger_declares_no_default():
+    """Defaults live in one place, the notebooks' parameters cells: no parameter of the
+    ledger's source carries one (a third argument or a ``default=``)."""
+    tree = ast.parse(Path(ledger.__file__).read_text())
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name) and n.func.id in ("_p", "Param")]
+    assert len(calls) > 50
+    assert [ast.unparse(c)[:60] for c in calls
+            if len(c.args) > 2 or any(k.arg == "default" for k in c.keywords)] == []
+
+
+def _notebook(tmp_path, source):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source, metadata={"tags": ["parameters"]})]
+    path = tmp_path / "fig_x.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.mark.parametrize("source, message", [
+    ("x = 1.0\ny = x * 2\n", "'y' is not a literal"),
+    ("x = 1.0\nprint(x)\n", "only assign one literal per name"),
+    ("x, y = 1.0, 2.0\n", "only assign one literal per name"),
+])
+def test_a_parameters_cell_that_is_not_literals_is_refused_naming_it(tmp_path, source,
+                                                                     message):
+    with pytest.raises(ParameterError, match=message):
+        ledger.notebook_defaults(_notebook(tmp_path, source))
+
+
+def test_a_default_outside_its_range_or_a_name_not_shared_is_refused(tmp_path, monkeypatch):
+    e = ledger.entry("M-F6")
+    monkeypatch.setattr(ledger, "NOTEBOOKS", tmp_path)
+    fake = ledger.Entry("X", "fig_x.ipynb", "figure", "x", e.spec)
+    _notebook(tmp_path, "capacity_mbps = 100.0\nn_flows = 1\nbuffer_bdp = 2.0\n"
+                        "out_dir = ''\n")
+    with pytest.raises(ParameterError, match=r"fig_x.ipynb: the default parameter 'n_flows'"):
+        ledger._with_defaults(fake)
+    _notebook(tmp_path, "capacity_mbps = 100.0\nflows = 10\nbuffer_bdp = 2.0\nout_dir = ''\n")
+    with pytest.raises(ParameterError, match=r"only in the cell \['flows'\], only in the "
+                                             r"ledger \['n_flows'\]"):
+        ledger._with_defaults(fake)
 
 
 def test_every_notebook_is_in_ledger_and_toc(root):

@@ -16,13 +16,16 @@ records the dependency). What a page's source does not show is keyed here
 claims, the pins and the build's options. When that key changes, or with ``fresh``
 (what CI's full tier asks for), every page executes again from an empty environment.
 
-Pages are read costliest first. Sphinx splits the pages into a few alphabetical batches of
-about fifteen, each read by one process, so two long fluid-model pages in one batch run one
-after the other while the other core finishes its batch and waits. Here every page is a
-batch of its own, started in the order of the seconds it took to execute in the last build
-(:data:`SECONDS_FILE`, written by :mod:`coexist.book.sphinxext`), or in a clean clone in the
-committed record of a clean build (:data:`SECONDS_COMMITTED`). The order changes when a
-page is computed, never what it computes.
+Pages are read in batches of about equal cost. Sphinx splits the pages it reads into a few
+contiguous batches of about fifteen (``sphinx.util.parallel.make_chunks``), each read by one
+process, so in alphabetical order two long pages in one batch run one after the other while
+the other core finishes its batch and waits. Through Sphinx's public event for this,
+``env-before-read-docs`` (which may reorder the pages in place), the book's extension
+arranges the pages so that each batch carries about the same seconds (:func:`reading_order`),
+as the pages took to execute in the last build (:data:`SECONDS_FILE`, written by
+:mod:`coexist.book.sphinxext`), or in a clean clone in the committed record of a clean build
+(:data:`SECONDS_COMMITTED`). ``benchmarks/reading_order.py`` measures what it buys. The
+order changes when a page is computed, never what it computes.
 """
 
 from __future__ import annotations
@@ -32,11 +35,10 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from unittest.mock import patch
 
-from ..core import sidecars
+from ..core import settings, sidecars
 from ..core.params import ParameterError
 from ..core.paths import (  # noqa: F401 (re-exported)
     BUNDLED_ONLY,
@@ -82,26 +84,24 @@ def page_seconds(root: Path) -> dict[str, float]:
     return {}
 
 
-def reading_batches(docnames: list[str], nproc: int,
-                    seconds: Mapping[str, float]) -> list[list[str]]:
-    """One page per batch, arranged so that Sphinx starts the costliest pages first.
+def reading_order(docnames: list[str], nproc: int,
+                  seconds: Mapping[str, float]) -> list[str]:
+    """``docnames`` arranged so that Sphinx's contiguous reading batches
+    (``make_chunks(docnames, nproc)``, whose sizes depend only on the number of pages)
+    carry about equal seconds: the costliest page first into the batch with the least so
+    far among those with room (longest processing time first). Pages without a record count
+    as free. The same pages, in another order."""
+    from sphinx.util.parallel import make_chunks
 
-    Sphinx 7's ``ParallelTasks`` starts the first ``nproc`` batches in the order they are
-    given and then, each time a process is free, the last given of those still waiting (it
-    pops the last item of a dict): so the two costliest come first and the rest in
-    ascending cost. Pages without a record count as free and keep their alphabetical order.
-    A test checks the start order against Sphinx's scheduler itself."""
-    order = sorted(docnames, key=lambda d: -seconds.get(d, 0.0))  # stable: ties alphabetical
-    return [[d] for d in order[:nproc] + order[nproc:][::-1]]
-
-
-def _costliest_first(read_parallel: Callable, seconds: Mapping[str, float]) -> Callable:
-    """Sphinx's parallel reader with :func:`reading_batches` in place of its batches."""
-    def read(builder, docnames: list[str], nproc: int) -> None:
-        with patch("sphinx.builders.make_chunks",
-                   lambda names, n: reading_batches(list(names), n, seconds)):
-            return read_parallel(builder, docnames, nproc)
-    return read
+    sizes = [len(c) for c in make_chunks(list(docnames), nproc)]
+    batches: list[list[str]] = [[] for _ in sizes]
+    totals = [0.0] * len(sizes)
+    for d in sorted(docnames, key=lambda d: -seconds.get(d, 0.0)):  # stable: ties keep order
+        i = min((i for i in range(len(sizes)) if len(batches[i]) < sizes[i]),
+                key=lambda i: totals[i])
+        batches[i].append(d)
+        totals[i] += seconds.get(d, 0.0)
+    return [d for batch in batches for d in batch]
 
 
 def build(
@@ -124,7 +124,6 @@ def build(
     (:mod:`coexist.fluid.fanout`); the stored pages and runs are the same either way.
     """
     from jupyter_book.sphinx import build_sphinx
-    from sphinx.builders import Builder
 
     if jobs is None:
         jobs = os.cpu_count() or 1
@@ -154,11 +153,7 @@ def build(
         env[BUNDLED_ONLY] = "1"
     if scheduler is not None:
         env[fanout.SCHEDULER_ENV] = scheduler
-    seconds = page_seconds(root)
-    reader = (_costliest_first(Builder._read_parallel, seconds) if seconds
-              else Builder._read_parallel)
-    with patch.dict(os.environ, env), patch.object(Builder, "_read_parallel", reader):
-        # (the kernels inherit the environment)
+    with settings.environment(env):
         result = build_sphinx(
             str(root),
             str(html),

@@ -3,16 +3,22 @@
 One entry per notebook. Figure notebooks (kind ``figure``) regenerate one paper figure and
 write ``<id>.svg`` plus the tidy ``<id>.csv`` they plotted; derivation notebooks carry the
 algebra of one model. Both start with a ``parameters`` cell that :func:`check` validates.
+
+Each parameter is declared once: its type, range and meaning here, its default in the
+notebook's parameters cell (where papermill and a reader look for it), from which the
+ledger reads it (:func:`notebook_defaults`) and checks it against the range.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..core import sidecars
 from ..core.params import (
     Param,
     ParameterError,
@@ -50,7 +56,7 @@ class Entry:
         return CAMPAIGNS.get(self.id, ())
 
 
-OUT_DIR = Param("out_dir", str, "", help="where to write <id>.svg and <id>.csv; empty: nowhere")
+OUT_DIR = Param("out_dir", str, help="where to write <id>.svg and <id>.csv; empty: nowhere")
 
 #: what a parameter means where its declaration says nothing (:func:`meaning`): names the
 #: figures share keep one meaning; units are in the names
@@ -88,24 +94,26 @@ def meaning(p: Param) -> str:
     return p.help or MEANINGS.get(p.name, "")
 
 
-def _p(name: str, kind: type, default: Any, **kw: Any) -> Param:
-    return Param(name, kind, default, **kw)
+def _p(name: str, kind: type, **kw: Any) -> Param:
+    """A parameter's type, range and meaning; its default is the notebook's
+    (:func:`notebook_defaults`)."""
+    return Param(name, kind, **kw)
 
 
 # the closed form's plausible ranges: 10 kbit/s to 100 Gbit/s, 0.1 ms to 10 s (the same as
 # `coexist model share`'s, :data:`coexist.core.quantities.MODEL_CAPACITY_BPS` and MODEL_RTT_S)
-CAPACITY = _p("capacity_mbps", float, 50.0, low=MODEL_CAPACITY_BPS[0] / 1e6,
+CAPACITY = _p("capacity_mbps", float, low=MODEL_CAPACITY_BPS[0] / 1e6,
               high=MODEL_CAPACITY_BPS[1] / 1e6, help="bottleneck capacity, Mbit/s")
-RTT = _p("rtt_ms", float, 40.0, low=MODEL_RTT_S[0] * 1e3, high=MODEL_RTT_S[1] * 1e3,
+RTT = _p("rtt_ms", float, low=MODEL_RTT_S[0] * 1e3, high=MODEL_RTT_S[1] * 1e3,
          help="base round-trip time, ms")
-BUF_MIN = _p("buffer_min_bdp", float, 1.05, low=1.0, high=1000.0, low_open=True,
+BUF_MIN = _p("buffer_min_bdp", float, low=1.0, high=1000.0, low_open=True,
              help="smallest buffer, BDP (the model needs more than 1 BDP)")
-BUF_MAX = _p("buffer_max_bdp", float, 30.0, low=1.0, high=1000.0, low_open=True,
+BUF_MAX = _p("buffer_max_bdp", float, low=1.0, high=1000.0, low_open=True,
              help="largest buffer, BDP")
-POINTS = _p("n_points", int, 300, low=2, high=5000, help="buffer sizes on the curve")
-DURATION = _p("duration_s", float, 120.0, low=1.0, high=86_400.0,
+POINTS = _p("n_points", int, low=2, high=5000, help="buffer sizes on the curve")
+DURATION = _p("duration_s", float, low=1.0, high=86_400.0,
               help="competition time d of Ware et al.'s eq. (4), s")
-PACKET = _p("packet_bytes", int, 1500, low=64, high=65_535, help="packet size for Ware's q")
+PACKET = _p("packet_bytes", int, low=64, high=65_535, help="packet size for Ware's q")
 CURVE = (BUF_MIN, BUF_MAX, POINTS)
 CURVE_RULES = (ordered("buffer_min_bdp", "buffer_max_bdp"),)
 
@@ -115,60 +123,57 @@ def _spec(*params: Param, rules: tuple = ()) -> Spec:
 
 
 # the fluid model's trace setting (Scherrer §4.2): 100 Mbit/s, RTT 2 x (10 + 5.6) ms, 1 BDP
-FLUID_CAPACITY = _p("capacity_mbps", float, 100.0, low=MODEL_CAPACITY_BPS[0] / 1e6, high=10_000.0,
+FLUID_CAPACITY = _p("capacity_mbps", float, low=MODEL_CAPACITY_BPS[0] / 1e6, high=10_000.0,
                     help="bottleneck capacity, Mbit/s")
-TRACE_RTT = _p("rtt_ms", float, 31.2, low=0.1, high=1000.0, help="base RTT, ms")
-TRACE_BUFFER = _p("buffer_bdp", float, 1.0, low=0.01, high=100.0, help="buffer, BDP")
+TRACE_RTT = _p("rtt_ms", float, low=0.1, high=1000.0, help="base RTT, ms")
+TRACE_BUFFER = _p("buffer_bdp", float, low=0.01, high=100.0, help="buffer, BDP")
 
 
-def _trace_spec(duration_s: float, min_duration_s: float, *extra: Param,
+def _trace_spec(min_duration_s: float, *extra: Param,
                 rules: tuple = ()) -> Spec:
     """Parameters of a notebook run in the fluid model's trace setting."""
     return _spec(FLUID_CAPACITY, TRACE_RTT, TRACE_BUFFER,
-                 _p("duration_s", float, duration_s, low=min_duration_s, high=600.0), *extra,
+                 _p("duration_s", float, low=min_duration_s, high=600.0), *extra,
                  rules=(*rules, bdp_packets_at_least("capacity_mbps", "rtt_ms")))
 
 
-def _metrics_spec(rtt_min_ms: float, rtt_max_ms: float, *extra: Param) -> Spec:
+def _metrics_spec(*extra: Param) -> Spec:
     """Parameters of the fluid model's aggregate-metrics figures (Scherrer Figs. 6-10, 13-17)."""
     return _spec(FLUID_CAPACITY,
-                 _p("rtt_min_ms", float, rtt_min_ms, low=0.1, high=1000.0),
-                 _p("rtt_max_ms", float, rtt_max_ms, low=0.1, high=1000.0),
-                 _p("n_flows", int, 10, low=2, high=100),
-                 _p("buffers_bdp", list, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], low=0.05,
+                 _p("rtt_min_ms", float, low=0.1, high=1000.0),
+                 _p("rtt_max_ms", float, low=0.1, high=1000.0),
+                 _p("n_flows", int, low=2, high=100),
+                 _p("buffers_bdp", list, low=0.05,
                     high=100.0),
-                 _p("duration_s", float, 7.0, low=0.5, high=600.0),
-                 _p("warmup_s", float, 2.0, low=0.0, high=600.0), *extra,
+                 _p("duration_s", float, low=0.5, high=600.0),
+                 _p("warmup_s", float, low=0.0, high=600.0), *extra,
                  rules=(ordered("warmup_s", "duration_s"),
                         at_most("rtt_min_ms", "rtt_max_ms")))
 
 
-def _fluid_runs(duration_s: float, warmup_s: float, buffers_bdp: list[float] | None = None,
-                prefix: str = "fluid_") -> tuple[Param, ...]:
+def _fluid_runs(buffers: bool = False, prefix: str = "fluid_") -> tuple[Param, ...]:
     """Parameters of a figure's fluid-model runs: their length, warm-up and step (and, with
-    ``buffers_bdp``, the buffers they run at). Beside measurements they carry the prefix
-    ``fluid_`` and default to the campaign's duration and warm-up; where the fluid model is
-    the figure's subject (the equilibrium searches, every mix one run) they have none."""
-    buffers = () if buffers_bdp is None else (
-        _p(f"{prefix}buffers_bdp", list, buffers_bdp, low=0.05, high=1000.0,
+    ``buffers``, the buffers they run at). Beside measurements they carry the prefix
+    ``fluid_`` (their notebooks default them to the campaign's duration and warm-up); where
+    the fluid model is the figure's subject (the equilibrium searches, every mix one run)
+    they have none."""
+    buffers = () if not buffers else (
+        _p(f"{prefix}buffers_bdp", list, low=0.05, high=1000.0,
            help="buffers at which the fluid model is run, BDP"),)
     return (*buffers,
-            _p(f"{prefix}duration_s", float, duration_s, low=2.0, high=600.0,
+            _p(f"{prefix}duration_s", float, low=2.0, high=600.0,
                help="simulated time per fluid run, s"),
-            _p(f"{prefix}warmup_s", float, warmup_s, low=0.0, high=600.0,
+            _p(f"{prefix}warmup_s", float, low=0.0, high=600.0,
                help="discarded start of each fluid run, s"),
-            _p("step_us", float, 50.0, low=1.0, high=200.0, help="integration step, us"))
+            _p("step_us", float, low=1.0, high=200.0, help="integration step, us"))
 
 
-# numerics of the fluid-model equilibrium search: every mix is one run. Runs must span
-# several ProbeRTT cycles (10 s each) for the shares to settle.
-NE_NUMERICS = _fluid_runs(60.0, 20.0, prefix="")
-#: the equilibrium searches set beside the one-RTT measured equilibria: as long as the
-#: measured runs (120 s, averaged after 30 s, the span S-Step checks), so F-Exp2, M-F11, F-NE
-#: and WhatIf share their runs
-NE_AS_MEASURED = _fluid_runs(120.0, 30.0, prefix="")
+#: numerics of the fluid-model equilibrium searches, every mix one run: their notebooks run
+#: them as long as the measured runs beside them (120 s, averaged after 30 s, the span S-Step
+#: checks), so F-Exp2, M-F11, F-NE and WhatIf share their runs; M-F10's three RTT groups run
+#: 60 s after 20 s, several ProbeRTT cycles (10 s each) for the shares to settle
+NE_NUMERICS = _fluid_runs(prefix="")
 FLUID_RULE = ordered("fluid_warmup_s", "fluid_duration_s")
-TWO_FLOW_BUFFERS = [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0]  # two_flow.yaml
 
 
 #: the period search needs two bins per shortest period and a longest period that fits twice
@@ -181,12 +186,12 @@ PERIOD_RULES = (
 #: how the fluctuation pages read a run: RTTs, goodput bins, warm-up, the period search
 #: range and what counts as a synchronised ProbeRTT entry (P-F1-2, P-F3)
 FLUCTUATION_READING = (
-    _p("rtts_ms", list, [2.0, 5.0], low=0.1, high=1000.0),
-    _p("bin_s", float, 0.5, low=0.1, high=10.0, help="goodput bin, s"),
-    _p("warmup_s", float, 20.0, low=0.0, high=600.0),
-    _p("min_period_s", float, 2.0, low=0.2, high=600.0),
-    _p("max_period_s", float, 60.0, low=0.5, high=600.0),
-    _p("sync_flows", int, 5, low=1, high=100,
+    _p("rtts_ms", list, low=0.1, high=1000.0),
+    _p("bin_s", float, low=0.1, high=10.0, help="goodput bin, s"),
+    _p("warmup_s", float, low=0.0, high=600.0),
+    _p("min_period_s", float, low=0.2, high=600.0),
+    _p("max_period_s", float, low=0.5, high=600.0),
+    _p("sync_flows", int, low=1, high=100,
        help="BBR flows entering ProbeRTT within 1 s that count as synchronised"),
 )
 
@@ -197,266 +202,264 @@ ENTRIES: tuple[Entry, ...] = (
           _spec(CAPACITY, RTT, DURATION, PACKET)),
     Entry("derive-two-flow", "derive_two_flow.ipynb", "derivation",
           "The two-flow model (Mishra eqs. 5-20)",
-          _spec(_p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
+          _spec(_p("buffer_bdp", float, low=1.0, high=1000.0, low_open=True))),
     Entry("derive-multi-flow", "derive_multi_flow.ipynb", "derivation",
           "Multi-flow bounds and the Nash equilibrium (Mishra eqs. 21-25)",
-          _spec(_p("n_flows", int, 10, low=2, high=1000),
-                _p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
+          _spec(_p("n_flows", int, low=2, high=1000),
+                _p("buffer_bdp", float, low=1.0, high=1000.0, low_open=True))),
     Entry("derive-fluid-network", "derive_fluid_network.ipynb", "derivation",
           "The network fluid model (Scherrer eqs. 1-8)",
-          _spec(_p("capacity_mbps", float, 100.0, low=0.01, high=10_000.0),
-                _p("buffer_pkts", float, 250.0, low=1.0, high=1e6))),
+          _spec(_p("capacity_mbps", float, low=0.01, high=10_000.0),
+                _p("buffer_pkts", float, low=1.0, high=1e6))),
     Entry("derive-fluid-reno", "derive_fluid_reno.ipynb", "derivation",
-          "Reno in the fluid model (Scherrer eq. 39)", _trace_spec(20.0, 1.0)),
+          "Reno in the fluid model (Scherrer eq. 39)", _trace_spec(1.0)),
     Entry("derive-fluid-cubic", "derive_fluid_cubic.ipynb", "derivation",
-          "CUBIC in the fluid model (Scherrer eqs. 40-41)", _trace_spec(
-              20.0, 1.0,
-              _p("episode_rtts_ms", list, [20.0, 40.0, 50.0, 60.0, 80.0], low=0.1,
+          "CUBIC in the fluid model (Scherrer eqs. 40-41)", _trace_spec(1.0,
+              _p("episode_rtts_ms", list, low=0.1,
                  high=1000.0, help="RTTs of the lone-CUBIC runs whose loss episodes are read"),
-              _p("episode_buffer_bdp", float, 2.0, low=0.05, high=100.0,
+              _p("episode_buffer_bdp", float, low=0.05, high=100.0,
                  help="buffer of those runs, BDP"),
-              _p("episode_duration_s", float, 200.0, low=2.0, high=600.0,
+              _p("episode_duration_s", float, low=2.0, high=600.0,
                  help="simulated time per run, s"),
-              _p("episode_warmup_s", float, 50.0, low=0.0, high=600.0,
+              _p("episode_warmup_s", float, low=0.0, high=600.0,
                  help="episodes starting earlier are left out, s"),
               rules=(ordered("episode_warmup_s", "episode_duration_s"),))),
     Entry("derive-fluid-bbr-core", "derive_fluid_bbr_core.ipynb", "derivation",
-          "The shared BBR skeleton (Scherrer eqs. 9-19)", _trace_spec(21.0, 10.5)),
+          "The shared BBR skeleton (Scherrer eqs. 9-19)", _trace_spec(10.5)),
     Entry("derive-fluid-bbr1", "derive_fluid_bbr1.ipynb", "derivation",
-          "BBRv1 in the fluid model (Scherrer eqs. 20-23)", _trace_spec(21.0, 1.0)),
+          "BBRv1 in the fluid model (Scherrer eqs. 20-23)", _trace_spec(1.0)),
     Entry("derive-fluid-bbr2", "derive_fluid_bbr2.ipynb", "derivation",
-          "BBRv2 in the fluid model (Scherrer eqs. 24-32)", _trace_spec(21.0, 10.5)),
+          "BBRv2 in the fluid model (Scherrer eqs. 24-32)", _trace_spec(10.5)),
     Entry("M-F1", "fig_m_f1.ipynb", "figure",
           "BBR share vs buffer, 1 CUBIC vs 1 BBR: Ware et al. vs Mishra et al.",
           _spec(CAPACITY, RTT, *CURVE, DURATION, PACKET,
-                *_fluid_runs(120.0, 30.0, TWO_FLOW_BUFFERS),
+                *_fluid_runs(buffers=True),
                 rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("M-F3", "fig_m_f3.ipynb", "figure",
           "Predicted BBR throughput, 1 CUBIC vs 1 BBR, four network settings",
-          _spec(_p("capacities_mbps", list, [50.0, 100.0], low=CAPACITY.low,
+          _spec(_p("capacities_mbps", list, low=CAPACITY.low,
                    high=CAPACITY.high, help="bottleneck capacities, Mbit/s"),
-                _p("rtts_ms", list, [40.0, 80.0], low=RTT.low, high=RTT.high,
+                _p("rtts_ms", list, low=RTT.low, high=RTT.high,
                    help="base RTTs, ms"),
-                *CURVE, DURATION, PACKET, *_fluid_runs(120.0, 30.0, TWO_FLOW_BUFFERS),
-                _p("sweep_capacity_mbps", float, 100.0, low=1.0, high=1000.0,
+                *CURVE, DURATION, PACKET, *_fluid_runs(buffers=True),
+                _p("sweep_capacity_mbps", float, low=1.0, high=1000.0,
                    help="capacity of the published fluid model's RTT sweep, Mbit/s"),
-                _p("sweep_rtts_ms", list, [5.0, 20.0, 40.0, 45.0, 50.0, 60.0, 80.0], low=0.1,
+                _p("sweep_rtts_ms", list, low=0.1,
                    high=1000.0, help="RTTs of the RTT sweep, ms"),
-                _p("sweep_buffers_bdp", list, [2.0, 5.0], low=0.05, high=1000.0,
+                _p("sweep_buffers_bdp", list, low=0.05, high=1000.0,
                    help="buffers of the RTT sweep, BDP"),
-                _p("long_duration_s", float, 400.0, low=2.0, high=3600.0,
+                _p("long_duration_s", float, low=2.0, high=3600.0,
                    help="simulated time of the sweep's long runs, s"),
-                _p("long_warmup_s", float, 200.0, low=0.0, high=3600.0,
+                _p("long_warmup_s", float, low=0.0, high=3600.0,
                    help="discarded start of the sweep's long runs, s"),
                 rules=(*CURVE_RULES, FLUID_RULE, ordered("long_warmup_s", "long_duration_s")))),
     Entry("M-F4", "fig_m_f4.ipynb", "figure",
           "Per-flow throughput vs buffer, N CUBIC vs N BBR: predicted region",
-          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
-                RTT, _p("flows_per_cca", list, [5, 10], item=int, low=1, high=50,
+          _spec(_p("capacity_mbps", float, low=CAPACITY.low, high=CAPACITY.high),
+                RTT, _p("flows_per_cca", list, item=int, low=1, high=50,
                         help="CUBIC flows = BBR flows in each panel (the fluid model runs "
                              "up to 100 flows)"),
                 *CURVE, DURATION, PACKET,
-                *_fluid_runs(120.0, 30.0, [1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0]),
+                *_fluid_runs(buffers=True),
                 rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("M-F5", "fig_m_f5.ipynb", "figure",
           "Per-flow BBR throughput vs number of BBR flows: diminishing returns",
-          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
-                _p("total_flows", list, [10, 20], item=int, low=2, high=100,
+          _spec(_p("capacity_mbps", float, low=CAPACITY.low, high=CAPACITY.high),
+                _p("total_flows", list, item=int, low=2, high=100,
                    help="flows in each panel (the fluid model runs up to 100)"),
-                _p("buffers_bdp", list, [3.0, 10.0], low=1.0, high=1000.0, low_open=True),
-                _p("rtt_ms", float, 40.0, low=RTT.low, high=RTT.high,
+                _p("buffers_bdp", list, low=1.0, high=1000.0, low_open=True),
+                _p("rtt_ms", float, low=RTT.low, high=RTT.high,
                    help="base RTT of the measurements and the fluid model (the closed form "
                         "does not depend on it)"),
-                *_fluid_runs(120.0, 30.0), rules=(FLUID_RULE,))),
+                *_fluid_runs(), rules=(FLUID_RULE,))),
     Entry("M-F6", "fig_m_f6.ipynb", "figure",
           "The equilibrium argument: points A, B and C against the fair share",
-          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
-                _p("n_flows", int, 10, low=2, high=1000),
-                _p("buffer_bdp", float, 2.0, low=1.0, high=1000.0, low_open=True))),
+          _spec(_p("capacity_mbps", float, low=CAPACITY.low, high=CAPACITY.high),
+                _p("n_flows", int, low=2, high=1000),
+                _p("buffer_bdp", float, low=1.0, high=1000.0, low_open=True))),
     Entry("M-F7", "fig_m_f7.ipynb", "figure",
           "Combined and per-flow goodput of BBR and BBRv2 vs their number among CUBIC flows",
-          _spec(FLUID_CAPACITY, _p("rtt_ms", float, 40.0, low=0.1, high=1000.0,
+          _spec(FLUID_CAPACITY, _p("rtt_ms", float, low=0.1, high=1000.0,
                                    help="base RTT, ms"),
-                _p("n_flows", int, 10, low=2, high=30),
-                _p("buffer_bdp", float, 2.0, low=1.0, high=100.0, low_open=True,
+                _p("n_flows", int, low=2, high=30),
+                _p("buffer_bdp", float, low=1.0, high=100.0, low_open=True,
                    help="buffer, BDP (the closed form needs more than 1 BDP)"),
-                *_fluid_runs(120.0, 30.0, prefix=""),  # as the mix-sweep campaign's runs
+                *_fluid_runs(prefix=""),  # as the mix-sweep campaign's runs
                 rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F8", "fig_m_f8.ipynb", "figure",
           "Throughput per algorithm and queueing delay vs the mix (also F-Exp1)",
-          _spec(_p("capacity_mbps", float, 100.0, low=CAPACITY.low, high=CAPACITY.high),
-                _p("n_flows", int, 10, low=2, high=64),
-                _p("buffer_bdp", float, 2.0, low=0.05, high=1000.0),
-                _p("rtts_ms", list, [40.0, 5.0], low=RTT.low, high=RTT.high),
-                *_fluid_runs(120.0, 30.0), rules=(FLUID_RULE,))),
+          _spec(_p("capacity_mbps", float, low=CAPACITY.low, high=CAPACITY.high),
+                _p("n_flows", int, low=2, high=64),
+                _p("buffer_bdp", float, low=0.05, high=1000.0),
+                _p("rtts_ms", list, low=RTT.low, high=RTT.high),
+                *_fluid_runs(), rules=(FLUID_RULE,))),
     Entry("M-F9", "fig_m_f9.ipynb", "figure",
           "Predicted Nash equilibrium region vs buffer, several capacities and RTTs",
-          _spec(_p("n_flows", int, 50, low=2, high=1000),
-                _p("capacities_mbps", list, [50.0, 100.0], low=CAPACITY.low,
+          _spec(_p("n_flows", int, low=2, high=1000),
+                _p("capacities_mbps", list, low=CAPACITY.low,
                    high=CAPACITY.high),
-                _p("rtts_ms", list, [20.0, 40.0, 80.0], low=RTT.low, high=RTT.high),
-                _p("buffer_min_bdp", float, 1.05, low=1.0, high=1000.0, low_open=True),
-                _p("buffer_max_bdp", float, 50.0, low=1.0, high=1000.0, low_open=True),
-                _p("n_points", int, 100, low=2, high=5000),
+                _p("rtts_ms", list, low=RTT.low, high=RTT.high),
+                _p("buffer_min_bdp", float, low=1.0, high=1000.0, low_open=True),
+                _p("buffer_max_bdp", float, low=1.0, high=1000.0, low_open=True),
+                _p("n_points", int, low=2, high=5000),
                 rules=CURVE_RULES)),
     Entry("F-Exp2", "fig_f_exp2.ipynb", "figure",
           "Observed Nash equilibria vs the predicted region (measured, 10 flows)",
-          _spec(_p("n_flows", int, 10, low=2, high=64),
-                _p("tolerance", float, 0.0, low=0.0, high=1.0,
+          _spec(_p("n_flows", int, low=2, high=64),
+                _p("tolerance", float, low=0.0, high=1.0,
                    help="a switch counts as profitable only if it gains more than this "
                         "fraction"),
-                _p("fluid_capacity_mbps", float, 100.0, low=1.0, high=1000.0,
+                _p("fluid_capacity_mbps", float, low=1.0, high=1000.0,
                    help="capacity of the fluid model's equilibrium search, Mbit/s"),
-                _p("fluid_rtts_ms", list, [5.0, 40.0], low=0.1, high=1000.0,
+                _p("fluid_rtts_ms", list, low=0.1, high=1000.0,
                    help="RTTs at which the fluid model's equilibria are searched, ms"),
-                _p("fluid_buffers_bdp", list, [0.5, 2.0, 5.0, 10.0, 20.0], low=0.05,
+                _p("fluid_buffers_bdp", list, low=0.05,
                    high=100.0, help="buffers of the fluid model's equilibrium search, BDP"),
-                *NE_AS_MEASURED,
+                *NE_NUMERICS,
                 rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F11", "fig_m_f11.ipynb", "figure",
           "Nash equilibria from the fluid model, CUBIC vs BBRv1 and vs BBRv2, one RTT",
           _spec(FLUID_CAPACITY,
-                _p("rtts_ms", list, [5.0, 40.0], low=0.1, high=1000.0),
-                _p("n_flows", int, 10, low=2, high=30),
-                _p("buffers_bdp", list, [0.5, 1.0, 2.0, 5.0, 10.0, 20.0], low=0.05,
+                _p("rtts_ms", list, low=0.1, high=1000.0),
+                _p("n_flows", int, low=2, high=30),
+                _p("buffers_bdp", list, low=0.05,
                    high=100.0),
-                *NE_AS_MEASURED, rules=(ordered("warmup_s", "duration_s"),))),
+                *NE_NUMERICS, rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F10", "fig_m_f10.ipynb", "figure",
           "Nash equilibria with three RTT groups from the fluid model (and measured)",
           _spec(FLUID_CAPACITY,
-                _p("group_rtts_ms", list, [10.0, 30.0, 50.0], low=0.1, high=1000.0),
-                _p("group_size", int, 3, low=1, high=6),
-                _p("buffers_bdp", list, [2.0, 10.0], low=0.05, high=100.0,
+                _p("group_rtts_ms", list, low=0.1, high=1000.0),
+                _p("group_size", int, low=1, high=6),
+                _p("buffers_bdp", list, low=0.05, high=100.0,
                    help="buffers, BDP of the shortest RTT"),
                 *NE_NUMERICS, rules=(ordered("warmup_s", "duration_s"),))),
     Entry("F-NE", "fig_f_ne.ipynb", "figure",
           "Equilibria of the FABRIC reproduction beside the closed form, fluid model and ours",
-          _spec(_p("rtts_ms", list, [5.0, 20.0, 40.0, 80.0], low=0.1, high=1000.0),
-                _p("fluid_rtts_ms", list, [5.0, 40.0], low=0.1, high=1000.0),
-                _p("fluid_buffers_bdp", list, [0.5, 5.0, 20.0], low=0.05, high=100.0),
-                _p("fluid_capacity_mbps", float, 100.0, low=1.0, high=1000.0),
-                _p("fluid_flows", int, 10, low=2, high=30),
-                *NE_AS_MEASURED,
-                _p("fetch_timeout_s", float, 10.0, low=0.1, high=120.0,
+          _spec(_p("rtts_ms", list, low=0.1, high=1000.0),
+                _p("fluid_rtts_ms", list, low=0.1, high=1000.0),
+                _p("fluid_buffers_bdp", list, low=0.05, high=100.0),
+                _p("fluid_capacity_mbps", float, low=1.0, high=1000.0),
+                _p("fluid_flows", int, low=2, high=30),
+                *NE_NUMERICS,
+                _p("fetch_timeout_s", float, low=0.1, high=120.0,
                    help="per request, when fetching the FABRIC data"),
-                _p("use_network", bool, False,
+                _p("use_network", bool,
                    help="fetch the FABRIC files instead of reading the bundled copy"),
                 rules=(ordered("warmup_s", "duration_s"),))),
     Entry("M-F12", "fig_m_f12.ipynb", "figure",
           "The two-flow model in ultra-deep buffers, 1-250 BDP",
           _spec(CAPACITY, RTT, BUF_MIN,
-                _p("buffer_max_bdp", float, 250.0, low=1.0, high=1000.0, low_open=True),
+                _p("buffer_max_bdp", float, low=1.0, high=1000.0, low_open=True),
                 POINTS, DURATION, PACKET,
-                *_fluid_runs(180.0, 60.0, [1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0, 50.0, 100.0,
-                                           150.0, 250.0]),
+                *_fluid_runs(buffers=True),
                 rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("S-F1", "fig_s_f1.ipynb", "figure",
           "Reno vs BBRv1 sending rates over time: fluid model (and measured run)",
-          _trace_spec(30.0, 1.0, _p("run_key", str, "100mbit-31.2ms-b1-reno1-bbr1-r0",
-                                    help="fluid-validation run to set beside the model"))),
+          _trace_spec(1.0, _p("run_key", str,
+                              help="fluid-validation run to set beside the model"))),
     Entry("S-F4-5-11-12", "fig_s_f4_5_11_12.ipynb", "figure",
           "Fluid model, one sender of each CCA: normalised traces under drop-tail and RED",
-          _trace_spec(12.0, 1.0)),
+          _trace_spec(1.0)),
     Entry("S-F6-10", "fig_s_f6_10.ipynb", "figure",
           "Fluid model: fairness, loss, queue, utilisation, jitter vs buffer, CCA pairs",
-          _metrics_spec(30.0, 40.0, _p("settle_s", float, 60.0, low=20.0, high=600.0,
+          _metrics_spec(_p("settle_s", float, low=20.0, high=600.0,
                                        help="length of the model runs that show how its "
                                             "CUBIC queue settles, s"))),
     Entry("S-F13-17", "fig_s_f13_17.ipynb", "figure",
           "Fluid model: the same five metrics for short RTTs (10-20 ms)",
-          _metrics_spec(10.0, 20.0)),
+          _metrics_spec()),
     Entry("S-Thm", "fig_s_thm.ipynb", "figure",
           "Reduced BBR models: equilibria and Jacobian eigenvalues (Theorems 1-5)",
-          _spec(_p("capacity_pps", float, 1000.0, low=1.0, high=1e9),
-                _p("d_s", float, 0.04, low=MODEL_RTT_S[0], high=MODEL_RTT_S[1]),
-                _p("n_flows", int, 4, low=2, high=100),
-                _p("n_grid", list, [2, 3, 5, 10, 20], item=int, low=2, high=200),
-                _p("d_grid", list, [0.005, 0.02, 0.08, 0.5], low=0.0, high=10.0,
+          _spec(_p("capacity_pps", float, low=1.0, high=1e9),
+                _p("d_s", float, low=MODEL_RTT_S[0], high=MODEL_RTT_S[1]),
+                _p("n_flows", int, low=2, high=100),
+                _p("n_grid", list, item=int, low=2, high=200),
+                _p("d_grid", list, low=0.0, high=10.0,
                    low_open=True),
-                _p("full_capacity_mbps", float, 100.0, low=1.0, high=10_000.0,
+                _p("full_capacity_mbps", float, low=1.0, high=10_000.0,
                    help="the full model's capacity, Mbit/s"),
-                _p("full_d_ms", float, 30.0, low=1.0, high=1000.0,
+                _p("full_d_ms", float, low=1.0, high=1000.0,
                    help="the full model's propagation delay, ms"),
-                _p("full_n", list, [2, 5, 10], item=int, low=2, high=50,
+                _p("full_n", list, item=int, low=2, high=50,
                    help="flow counts run in the full model"))),
     Entry("S-Readings", "fig_s_readings.ipynb", "figure",
           "The fluid model two ways against the authors' own code, on their reference runs",
-          _spec(_p("groups", list, ["ten_senders", "two_flows", "cubic_alone"], item=str,
+          _spec(_p("groups", list, item=str,
                    help="reference groups to run (data/reference/authors_fluid_runs.csv)"))),
     Entry("S-Step", "fig_s_step.ipynb", "figure",
           "Convergence of the fluid model: step size (both readings), and the equilibria's "
           "run length and step",
-          _spec(_p("steps_us", list, [100.0, 50.0, 20.0, 10.0, 5.0], low=1.0, high=1000.0,
+          _spec(_p("steps_us", list, low=1.0, high=1000.0,
                    help="integration steps, us"),
-                _p("duration_s", float, 60.0, low=2.0, high=600.0),
-                _p("warmup_s", float, 10.0, low=0.0, high=600.0),
-                _p("tolerance", float, 0.01, low=0.0, high=1.0, low_open=True,
+                _p("duration_s", float, low=2.0, high=600.0),
+                _p("warmup_s", float, low=0.0, high=600.0),
+                _p("tolerance", float, low=0.0, high=1.0, low_open=True,
                    help="largest change of BBR's share that counts as converged"),
                 rules=(ordered("warmup_s", "duration_s"),))),
     Entry("S-Options", "fig_s_options.ipynb", "figure",
           "The Linux mechanisms in both readings of the fluid model, against measurements",
-          _spec(_p("duration_s", float, 120.0, low=2.0, high=600.0),
-                _p("warmup_s", float, 30.0, low=0.0, high=600.0),
-                _p("step_us", float, 50.0, low=1.0, high=1000.0),
-                _p("ten_duration_s", float, 7.0, low=1.0, high=600.0,
+          _spec(_p("duration_s", float, low=2.0, high=600.0),
+                _p("warmup_s", float, low=0.0, high=600.0),
+                _p("step_us", float, low=1.0, high=1000.0),
+                _p("ten_duration_s", float, low=1.0, high=600.0,
                    help="length of the ten-flow runs, s (S-F6's)"),
-                _p("ten_warmup_s", float, 2.0, low=0.0, high=600.0),
+                _p("ten_warmup_s", float, low=0.0, high=600.0),
                 rules=(ordered("warmup_s", "duration_s"),
                        ordered("ten_warmup_s", "ten_duration_s")))),
     Entry("S-Insights", "fig_s_insights.ipynb", "figure",
           "The paper's insights 1-9 checked against fluid-model runs",
-          _spec(_p("rtt_min_ms", float, 30.0, low=1.2, high=1000.0,
+          _spec(_p("rtt_min_ms", float, low=1.2, high=1000.0,
                    help="shortest base RTT of the ten senders, ms (at 100 Mbit/s each starts "
                         "with a tenth of its BDP: at least one packet from 1.2 ms)"),
-                _p("rtt_max_ms", float, 40.0, low=1.2, high=1000.0),
-                _p("duration_s", float, 7.0, low=1.0, high=600.0),
-                _p("warmup_s", float, 2.0, low=0.0, high=600.0),
+                _p("rtt_max_ms", float, low=1.2, high=1000.0),
+                _p("duration_s", float, low=1.0, high=600.0),
+                _p("warmup_s", float, low=0.0, high=600.0),
                 rules=(ordered("warmup_s", "duration_s"), at_most("rtt_min_ms", "rtt_max_ms")))),
     Entry("P-F1-2", "fig_p_f1_2.ipynb", "figure",
           "10 CUBIC + 10 BBR on a small-delay network: fluctuation, period and ProbeRTT",
-          _spec(_p("campaign", str, "fluctuation", help="campaign name (data/campaigns/)"),
+          _spec(_p("campaign", str, help="campaign name (data/campaigns/)"),
                 *FLUCTUATION_READING,
-                _p("fluid_duration_s", float, 140.0, low=30.0, high=600.0),
-                _p("fluid_step_us", float, 20.0, low=1.0, high=100.0),
+                _p("fluid_duration_s", float, low=30.0, high=600.0),
+                _p("fluid_step_us", float, low=1.0, high=100.0),
                 rules=(ordered("min_period_s", "max_period_s"),
                        ordered("warmup_s", "fluid_duration_s"), *PERIOD_RULES))),
     Entry("P-F3", "fig_p_f3.ipynb", "figure",
           "The fluctuation against capacity (measured and fluid model), and de-synchronised "
           "ProbeRTT as a remedy in the model",
-          _spec(_p("campaigns", list, ["fluctuation", "fluctuation_fast"], item=str,
+          _spec(_p("campaigns", list, item=str,
                    help="fluctuation campaigns (data/campaigns/)"),
                 *FLUCTUATION_READING,
-                _p("fluid_capacities_mbps", list, [100.0, 200.0, 1000.0], low=1.0,
+                _p("fluid_capacities_mbps", list, low=1.0,
                    high=100_000.0, help="capacities of the fluid runs, Mbit/s"),
-                _p("fluid_duration_s", float, 200.0, low=30.0, high=600.0),
-                _p("fluid_step_us", float, 20.0, low=1.0, high=100.0),
-                _p("check_step_us", float, 10.0, low=1.0, high=100.0,
+                _p("fluid_duration_s", float, low=30.0, high=600.0),
+                _p("fluid_step_us", float, low=1.0, high=100.0),
+                _p("check_step_us", float, low=1.0, high=100.0,
                    help="the finer step of the convergence check, us"),
-                _p("remedy_capacities_mbps", list, [100.0, 1000.0], low=1.0, high=100_000.0),
-                _p("remedy_rtt_ms", float, 5.0, low=0.1, high=1000.0),
-                _p("remedy_spreads_s", list, [0.0, 2.0, 5.0, 10.0], low=0.0, high=50.0,
+                _p("remedy_capacities_mbps", list, low=1.0, high=100_000.0),
+                _p("remedy_rtt_ms", float, low=0.1, high=1000.0),
+                _p("remedy_spreads_s", list, low=0.0, high=50.0,
                    help="spreads of the BBR flows' ProbeRTT intervals over [10, 10 + spread] "
                    "s; 0 is the published model"),
-                _p("stagger_campaigns", list, ["fluctuation_stagger"], item=str,
+                _p("stagger_campaigns", list, item=str,
                    help="campaigns whose BBR flows start staggered (data/campaigns/)"),
                 rules=(ordered("min_period_s", "max_period_s"),
                        ordered("warmup_s", "fluid_duration_s"),
                        ordered("check_step_us", "fluid_step_us"), *PERIOD_RULES))),
     Entry("WhatIf", "fig_whatif.ipynb", "figure",
           "Interactive: BBR's share from the closed form, the fluid model and measurements",
-          _spec(_p("capacities_mbps", list, [50.0, 100.0], low=1.0, high=1000.0,
+          _spec(_p("capacities_mbps", list, low=1.0, high=1000.0,
                    help="capacities offered, Mbit/s (two flows run in the model at each)"),
-                _p("rtts_ms", list, [5.0, 10.0, 40.0, 80.0], low=0.5, high=500.0,
+                _p("rtts_ms", list, low=0.5, high=500.0,
                    help="RTTs offered, ms (two flows run in the model at each)"),
-                _p("flow_counts", list, [2, 10], item=int, low=2, high=30),
-                _p("fluid_buffers_bdp", list, [0.5, 1.0, 2.0, 5.0, 10.0, 20.0], low=0.05,
+                _p("flow_counts", list, item=int, low=2, high=30),
+                _p("fluid_buffers_bdp", list, low=0.05,
                    high=100.0),
-                _p("multi_capacities_mbps", list, [100.0], low=1.0, high=1000.0,
+                _p("multi_capacities_mbps", list, low=1.0, high=1000.0,
                    help="capacities at which more than two flows run in the model, Mbit/s "
                    "(M-F11's, whose runs the defaults share)"),
-                _p("multi_rtts_ms", list, [5.0, 40.0], low=0.5, high=500.0,
+                _p("multi_rtts_ms", list, low=0.5, high=500.0,
                    help="RTTs at which more than two flows run in the model, ms (M-F11's)"),
-                *NE_AS_MEASURED,
+                *NE_NUMERICS,
                 rules=(ordered("warmup_s", "duration_s"),
                        within("multi_capacities_mbps", "capacities_mbps"),
                        within("multi_rtts_ms", "rtts_ms")))),
@@ -464,9 +467,8 @@ ENTRIES: tuple[Entry, ...] = (
           "Validity gates of every stored run (measured)", _spec()),
     Entry("T-F2", "fig_t_f2.ipynb", "figure",
           "Anatomy of one run: goodput, cwnd and queue over time (measured)",
-          _spec(_p("campaign", str, "two_flow", help="campaign name (data/campaigns/)"),
-                _p("run_key", str, "50mbit-40ms-b2-cubic1-bbr1-r0",
-                   help="key of a stored valid run of that campaign"))),
+          _spec(_p("campaign", str, help="campaign name (data/campaigns/)"),
+                _p("run_key", str, help="key of a stored valid run of that campaign"))),
     Entry("T-F3", "fig_t_f3.ipynb", "figure",
           "One configuration under deliberate background load (measured)", _spec()),
     Entry("T-F4", "fig_t_f4.ipynb", "figure",
@@ -519,11 +521,51 @@ def _rtts_span_steps(e: Entry) -> Entry:
 
     rule = holds(f"every RTT of {', '.join(rtts)} >= {k} x {step} (a step each way)",
                  (*rtts, step), fits)
-    return Entry(e.id, e.notebook, e.kind, e.title,
-                 Spec(e.spec.params, (*e.spec.constraints, rule)), e.rtol, e.atol)
+    return replace(e, spec=Spec(e.spec.params, (*e.spec.constraints, rule)))
 
 
-ENTRIES = tuple(_rtts_span_steps(e) for e in ENTRIES)
+def notebook_defaults(path: Path) -> dict[str, Any]:
+    """The defaults a notebook's ``parameters`` cell assigns, in its order: one literal per
+    name (papermill replaces these assignments, so nothing else may stand there)."""
+    nb = json.loads(sidecars.read_text(path, "notebook"))
+    cell = next((c for c in nb.get("cells", []) if c.get("cell_type") == "code"
+                 and "parameters" in c.get("metadata", {}).get("tags", [])), None)
+    if cell is None:
+        raise ParameterError(f"{path.name}: no code cell tagged 'parameters'")
+    source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    out: dict[str, Any] = {}
+    for node in ast.parse(source).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            raise ParameterError(f"{path.name}: the parameters cell may only assign one "
+                                 f"literal per name (line {node.lineno})")
+        try:
+            out[node.targets[0].id] = ast.literal_eval(node.value)
+        except ValueError:
+            raise ParameterError(f"{path.name}: parameter {node.targets[0].id!r} is not a "
+                                 f"literal (line {node.lineno})") from None
+    return out
+
+
+def _with_defaults(e: Entry) -> Entry:
+    """``e`` with every parameter's default read from its notebook, each checked against the
+    parameter's range; a name the notebook and the ledger do not share is an error."""
+    given = notebook_defaults(e.path)
+    if set(given) != set(e.spec.names):
+        raise ParameterError(
+            f"{e.notebook}: the parameters cell and the ledger's entry {e.id} differ: only in "
+            f"the cell {sorted(set(given) - set(e.spec.names))}, only in the ledger "
+            f"{sorted(set(e.spec.names) - set(given))}")
+    params = []
+    for p in e.spec.params:
+        try:
+            params.append(replace(p, default=p.check(given[p.name])))
+        except ParameterError as exc:
+            raise ParameterError(f"{e.notebook}: the default {exc}") from None
+    return replace(e, spec=Spec(tuple(params), e.spec.constraints))
+
+
+ENTRIES = tuple(_rtts_span_steps(_with_defaults(e)) for e in ENTRIES)
 BY_ID = {e.id: e for e in ENTRIES}
 FIGURES = tuple(e for e in ENTRIES if e.kind == "figure")
 

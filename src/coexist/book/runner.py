@@ -8,18 +8,16 @@ before a kernel starts.
 from __future__ import annotations
 
 import math
-import os
 import shutil
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from unittest.mock import patch
 
 import pandas as pd
 
-from ..core import sidecars
+from ..core import settings, sidecars
 from ..core.params import ParameterError
 from ..core.paths import (  # noqa: F401 (BUNDLED_ONLY re-exported)
     BUNDLED_ONLY,
@@ -192,7 +190,7 @@ def run(
         bar.set_postfix_str(e.id)
         return res
 
-    with patch.dict(os.environ, env), ThreadPoolExecutor(jobs) as pool:
+    with settings.environment(env), ThreadPoolExecutor(jobs) as pool:
         for e, res in zip(entries, pool.map(one, entries), strict=True):
             if check:
                 res.problems = compare_figure(e, out_dir, EXPECTED)

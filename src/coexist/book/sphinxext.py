@@ -153,11 +153,23 @@ def _record_page_seconds(app: Sphinx, env) -> None:
     path.write_text(json.dumps(dict(sorted(seconds.items())), indent=1) + "\n")
 
 
+def _balance_reading(app: Sphinx, env, docnames: list[str]) -> None:
+    """Arrange the pages to be read into batches of about equal cost
+    (:func:`coexist.book.build.reading_order`), in place, as this public event allows; a
+    serial build reads them as they are."""
+    from . import build
+
+    if app.parallel > 1 and len(docnames) > 1:
+        docnames[:] = build.reading_order(docnames, app.parallel,
+                                          build.page_seconds(Path(app.srcdir)))
+
+
 def setup(app: Sphinx) -> dict:
     mathjax_source()  # fail at start-up, not after a long build, if MathJax is missing
     app.connect("builder-inited", _declare_parallel_safe)
     app.connect("source-read", _name_page)
     app.connect("source-read", _note_glue_sources)
+    app.connect("env-before-read-docs", _balance_reading)
     app.connect("env-updated", _record_page_seconds)
     app.connect("builder-inited", _forget_glue_read_before)
     app.connect("build-finished", _copy_mathjax)

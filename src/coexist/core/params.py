@@ -29,7 +29,9 @@ class Param:
 
     name: str
     kind: type
-    default: Any
+    default: Any = None
+    """The value a notebook runs with when none is given (the figures' parameters take theirs
+    from their notebook's parameters cell: :func:`coexist.book.ledger.notebook_defaults`)."""
     low: float | None = None
     high: float | None = None
     low_open: bool = False

@@ -9,6 +9,8 @@ value and what it may be, instead of being taken as a relative directory called
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from .params import ParameterError
@@ -73,3 +75,19 @@ def file(name: str) -> Path | None:
     if not where.parent.is_dir():
         raise _fail(name, value, valid, "its directory does not exist")
     return where
+
+
+@contextmanager
+def environment(values: Mapping[str, str]) -> Iterator[None]:
+    """``values`` set in ``os.environ`` within the block (the kernels inherit them), the
+    previous values restored after it."""
+    before = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

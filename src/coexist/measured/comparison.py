@@ -1,10 +1,15 @@
 """Measured values beside a model's: their spread over repeats, a model's value at each
-measured point, and its error per range of a setting."""
+measured point, its error per range of a setting, and whether a measurement lies inside the
+band a model predicts."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
+
+from ..closed_form import mishra
 
 
 def spread(per_run: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
@@ -66,3 +71,27 @@ def model_at(model: pd.DataFrame, points: pd.DataFrame, on: list[str],
         raise ValueError(f"model has {int(dup.sum())} duplicate row(s) for the settings {on}; "
                          "one value per setting is needed")
     return points[on].merge(model[[*on, value]], on=on, how="left")[value].to_numpy(dtype=float)
+
+
+def inside_multi_flow_band(buffer_bdp: Sequence[float], flows_per_cca: Sequence[int],
+                           cca: Sequence[str], per_flow_bps: Sequence[float], *,
+                           capacity_bps: float) -> np.ndarray:
+    """Whether each measured per-flow goodput lies inside the band Mishra et al.'s multi-flow
+    model predicts for N CUBIC against N BBR flows (eqs. 21-24: between its bounds with the
+    CUBIC flows synchronised and de-synchronised, ends included), for the flow's algorithm
+    (``"BBR"`` or ``"CUBIC"``). NaN at and below 1 BDP, where the model has no answer."""
+    out = np.full(len(buffer_bdp), np.nan)
+    for i, (b, n, c, v) in enumerate(zip(buffer_bdp, flows_per_cca, cca, per_flow_bps,
+                                         strict=True)):
+        if c not in ("BBR", "CUBIC"):
+            raise ValueError(f"cca = {c!r} is invalid; valid: 'BBR' or 'CUBIC'")
+        if b <= 1:
+            continue
+        bounds = []
+        for sync in (True, False):
+            res = mishra.multi_flow(np.array([float(b)]), n, n, capacity_bps=capacity_bps,
+                                    synchronised=sync)
+            bounds.append(float((res.bbr_per_flow_bps if c == "BBR"
+                                 else res.cubic_per_flow_bps)[0]))
+        out[i] = min(bounds) <= v <= max(bounds)
+    return out

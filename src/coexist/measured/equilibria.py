@@ -5,6 +5,8 @@ measured counterpart of :mod:`coexist.closed_form.nash`, on the per-run table of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -307,3 +309,25 @@ def _grouped_rates(table: pd.DataFrame, group_rtts_s: list[float], group_size: i
     return {setting: nash.rates_by_mix(part) for setting, part in
             grouped_rates(table, group_rtts_s, group_size)
             .groupby(["capacity_bps", "buffer_bdp"])}
+
+
+def distance_to_nearest(observed: pd.DataFrame, found: pd.DataFrame, *, on: Sequence[str],
+                        group: str, groups: Sequence[str],
+                        observed_value: str = "equilibrium_bbr_flows",
+                        found_value: str = "equilibrium_bbr_flows") -> pd.DataFrame:
+    """For each observed equilibrium, its distance in flows to the nearest equilibrium of each
+    group of ``found`` (e.g. each fluid-model variant) at the same setting (the ``on``
+    columns, matched within floating-point closeness): one column per group, the rows
+    ``observed``'s, NaN where a group has no equilibrium at that setting. A search that
+    lists several equilibria counts its nearest, so a wide set is near more points (the
+    caption says so)."""
+    out = pd.DataFrame(np.nan, index=observed.index, columns=list(groups))
+    for idx, row in observed.iterrows():
+        here = np.ones(len(found), dtype=bool)
+        for col in on:
+            here &= np.isclose(found[col].to_numpy(dtype=float), float(row[col]))
+        for g in groups:
+            f = found.loc[here & (found[group] == g).to_numpy(), found_value].to_numpy(dtype=float)
+            if len(f):
+                out.loc[idx, g] = float(np.min(np.abs(f - float(row[observed_value]))))
+    return out
