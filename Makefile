@@ -49,12 +49,13 @@ check: $(STAMP)
 # Every test: the fast tier first (a broken change fails in minutes), a seeded sample of the
 # stored fluid-model runs recomputed bit for bit, then the book from the bundled data and
 # the stored runs (a run the store lacks is an error naming the page and `make store`) and
-# the tests that need it (figure check, browser) on both cores, then the testbed's
+# the tests that need it (figure check, browser, every figure re-run once with parameters
+# drawn inside its ranges, seeded with the commit) on both cores, then the testbed's
 # experiments alone, since their timing gates must not share the CPU.
 test: system-deps check
 	$(BIN)/coexist store verify --quiet
 	COEXIST_STORE_STRICT=1 $(MAKE) book BOOK_FLAGS="--bundled-only$(if $(CI), --fresh)"
-	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -n auto --dist loadfile -m "not testbed and not rerun and not ($(FAST))" tests
+	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -n auto --dist loadfile -m "not testbed and not ($(FAST))" tests
 	$(BIN)/pytest -p no:cacheprovider --durations=15 -m "testbed" tests
 
 # The committed fluid-model runs (data/model-runs): `make store` computes what the book needs
@@ -78,7 +79,7 @@ figures: $(STAMP)
 
 # Every figure re-run with parameters drawn inside its ledger ranges (tests/test_rerun.py):
 # RERUN_DRAWS per figure, seeded with RERUN_SEED (default: the commit), outcomes in
-# _build/rerun-outcomes.jsonl. Not yet part of make test: draws still find failing pages
+# _build/rerun-outcomes.jsonl. make test runs one draw per figure, seeded with the commit
 RERUN_DRAWS ?= 1
 RERUN_SEED ?=
 fuzz-figures: $(STAMP)

@@ -273,3 +273,30 @@ def test_every_figure_parameter_says_what_it_means():
     blank = [(e.id, p.name) for e in ledger.FIGURES for p in e.spec.params
              if p.name != "out_dir" and not ledger.meaning(p)]
     assert blank == []
+
+
+@pytest.mark.parametrize("figure, values, rule", [
+    # the published reading needs a step each way (Config.check's d_f >= step_s)
+    ("M-F3", {"rtts_ms": [0.15], "step_us": 100.0}, "a step each way"),
+    ("P-F3", {"rtts_ms": [0.15], "fluid_step_us": 100.0, "check_step_us": 10.0},
+     "a step each way"),
+    # a window of a packet per flow: the smallest capacity and RTT, the most flows
+    ("M-F11", {"capacity_mbps": 13.64, "rtts_ms": [0.5374, 1.045], "n_flows": 2},
+     r"BDP of 0.611 packets"),
+    ("WhatIf", {"capacities_mbps": [1.0, 100.0], "rtts_ms": [5.0], "flow_counts": [2, 10],
+                "multi_capacities_mbps": [100.0], "multi_rtts_ms": [5.0]}, "BDP of 0.417"),
+    ("M-F4", {"capacity_mbps": 10.0, "rtt_ms": 20.0, "flows_per_cca": [10]}, r"per flow \(20\)"),
+    ("M-F10", {"capacity_mbps": 10.0, "group_rtts_ms": [5.0, 30.0], "group_size": 3},
+     r"group_size x groups"),
+])
+def test_fluid_figures_refuse_what_their_model_cannot_run(figure, values, rule):
+    """Refused before any run, in one line naming the rule."""
+    with pytest.raises(ParameterError, match=rule) as err:
+        ledger.entry(figure).spec.validate(values, partial=True)
+    assert "\n" not in str(err.value)
+
+
+def test_the_shortest_fluid_rtt_at_two_steps_is_accepted():
+    ledger.entry("M-F3").spec.validate({"capacities_mbps": [1000.0], "rtts_ms": [0.2],
+                                        "sweep_rtts_ms": [5.0], "step_us": 100.0},
+                                       partial=True)

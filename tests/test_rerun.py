@@ -1,9 +1,9 @@
 """Re-running every figure with parameters a reader might choose (``coexist.book.rerun``): each
 draw inside the ledger's ranges must give the figure and its table, or be refused before
-any run in one line naming the rule it breaks. ``make fuzz-figures`` runs it (marker
-``rerun``: not yet in ``make test``, since draws still find pages that fail), one draw per
-figure seeded with the commit by default, more with ``COEXIST_RERUN_DRAWS``. Each outcome
-is appended to ``_build/rerun-outcomes.jsonl``.
+any run in one line naming the rule it breaks. ``make test`` runs one draw per figure
+(marker ``rerun``), seeded with the commit, so each commit tries other values; ``make
+fuzz-figures`` runs more (``RERUN_DRAWS``, ``RERUN_SEED``). Each outcome is appended to
+``_build/rerun-outcomes.jsonl``.
 """
 
 import json

@@ -374,8 +374,7 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("d_s", float, low=MODEL_RTT_S[0], high=MODEL_RTT_S[1]),
                 _p("n_flows", int, low=2, high=100),
                 _p("n_grid", list, item=int, low=2, high=200),
-                _p("d_grid", list, low=0.0, high=10.0,
-                   low_open=True),
+                _p("d_grid", list, low=MODEL_RTT_S[0], high=MODEL_RTT_S[1]),
                 _p("full_capacity_mbps", float, low=1.0, high=10_000.0,
                    help="the full model's capacity, Mbit/s"),
                 _p("full_d_ms", float, low=1.0, high=1000.0,
@@ -565,7 +564,42 @@ def _with_defaults(e: Entry) -> Entry:
     return replace(e, spec=Spec(tuple(params), e.spec.constraints))
 
 
-ENTRIES = tuple(_rtts_span_steps(_with_defaults(e)) for e in ENTRIES)
+#: the settings whose fluid-model runs need a window of a packet per flow: (capacity, RTT,
+#: flows, flows per named flow) by figure; the model's windows start at one BDP shared by
+#: the flows, and a flow with less than a packet in flight has no rate to speak of (the
+#: runs give NaN goodputs)
+FLUID_BDP = {
+    "M-F1": [("capacity_mbps", "rtt_ms", 2, 1)],
+    "M-F3": [("capacities_mbps", "rtts_ms", 2, 1),
+             ("sweep_capacity_mbps", "sweep_rtts_ms", 2, 1)],
+    "M-F4": [("capacity_mbps", "rtt_ms", "flows_per_cca", 2)],
+    "M-F5": [("capacity_mbps", "rtt_ms", "total_flows", 1)],
+    "M-F7": [("capacity_mbps", "rtt_ms", "n_flows", 1)],
+    "M-F8": [("capacity_mbps", "rtts_ms", "n_flows", 1)],
+    "F-Exp2": [("fluid_capacity_mbps", "fluid_rtts_ms", "n_flows", 1)],
+    "M-F11": [("capacity_mbps", "rtts_ms", "n_flows", 1)],
+    "F-NE": [("fluid_capacity_mbps", "fluid_rtts_ms", "fluid_flows", 1)],
+    "M-F12": [("capacity_mbps", "rtt_ms", 2, 1)],
+    "WhatIf": [("capacities_mbps", "rtts_ms", "flow_counts", 1)],
+}
+
+
+#: M-F10's flows: ``group_size`` senders at each of the group RTTs, the shortest of which
+#: sets the BDP (its buffer's unit too)
+GROUPS_BDP = holds("capacity_mbps x min(group_rtts_ms) >= one 1500-B packet per flow "
+                   "(group_size x groups)", ("capacity_mbps", "group_rtts_ms", "group_size"),
+                   lambda c, rtts, g: c * 1e6 * min(rtts) / 1e3 / (8 * 1500) >= g * len(rtts))
+
+
+def _bdp_rules(e: Entry) -> Entry:
+    """``e`` with its :data:`FLUID_BDP` rules (and M-F10's :data:`GROUPS_BDP`)."""
+    rules = tuple(bdp_packets_at_least(c, r, n, factor=k)
+                  for c, r, n, k in FLUID_BDP.get(e.id, ()))
+    rules += (GROUPS_BDP,) if e.id == "M-F10" else ()
+    return replace(e, spec=Spec(e.spec.params, (*e.spec.constraints, *rules))) if rules else e
+
+
+ENTRIES = tuple(_bdp_rules(_rtts_span_steps(_with_defaults(e))) for e in ENTRIES)
 BY_ID = {e.id: e for e in ENTRIES}
 FIGURES = tuple(e for e in ENTRIES if e.kind == "figure")
 

@@ -200,21 +200,29 @@ def ordered(low_name: str, high_name: str) -> Constraint:
 
 
 def bdp_packets_at_least(capacity_mbps: str, rtt_ms: str, flows: int | str = 1,
-                         packet_bytes: int = 1500) -> Constraint:
+                         packet_bytes: int = 1500, factor: int = 1) -> Constraint:
     """Rule: one bandwidth-delay product of ``capacity_mbps`` and ``rtt_ms`` holds at least
-    one ``packet_bytes`` packet per flow (``flows``: a number, or the parameter naming it),
-    so every flow can start with a window of a packet or more."""
+    one ``packet_bytes`` packet per flow, so every flow can start with a window of a packet
+    or more. ``flows`` is a number or the parameter naming it (times ``factor``, e.g. two
+    algorithms of that many flows each); a list-valued parameter counts its smallest
+    capacity and RTT and its largest number of flows."""
+
+    def value(v: Any, pick: Callable) -> float:
+        return pick(v) if isinstance(v, (list, tuple)) else v
 
     def rule(values: Mapping[str, Any]) -> str | None:
-        n = values[flows] if isinstance(flows, str) else flows
-        pkts = values[capacity_mbps] * 1e6 * values[rtt_ms] / 1e3 / (8 * packet_bytes)
+        n = factor * (value(values[flows], max) if isinstance(flows, str) else flows)
+        cap, rtt = value(values[capacity_mbps], min), value(values[rtt_ms], min)
+        pkts = cap * 1e6 * rtt / 1e3 / (8 * packet_bytes)
         if pkts < n:
             return (f"parameters {capacity_mbps!r} = {values[capacity_mbps]!r} and {rtt_ms!r} "
                     f"= {values[rtt_ms]!r} give a BDP of {pkts:.3g} packets; valid: at least "
                     f"one {packet_bytes}-byte packet per flow ({n})")
         return None
 
-    rule.text = f"{capacity_mbps} x {rtt_ms} >= one {packet_bytes}-B packet per flow"
+    who = flows if isinstance(flows, str) else f"{flows}"
+    who = f"{factor} x {who}" if factor != 1 else who
+    rule.text = f"{capacity_mbps} x {rtt_ms} >= one {packet_bytes}-B packet per flow ({who})"
     return rule
 
 
