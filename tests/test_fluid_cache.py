@@ -178,3 +178,16 @@ def test_census_logs_each_lookup_as_computed_or_found(memo_dir, tmp_path, monkey
     assert [(x["kind"], x["inputs"], x["hit"]) for x in lines] == [
         ("k", {"a": 1.0}, False), ("k", {"a": 1.0}, True)]
     assert lines[0]["seconds"] >= 0 and lines[1]["seconds"] is None
+
+
+def test_the_model_source_is_parsed_by_one_thread_at_a_time(monkeypatch):
+    """ast.parse in two threads at once can fail on CPython 3.11 (an AST recursion-depth
+    SystemError, met by the reference test's threads): the hash parses under a lock."""
+    seen = []
+    monkeypatch.setattr(cache, "source_digest",
+                        lambda paths, base: seen.append(cache._PARSING.locked()) or "h")
+    cache.code_hash.cache_clear()
+    try:
+        assert cache.code_hash() == "h" and seen == [True]
+    finally:
+        cache.code_hash.cache_clear()

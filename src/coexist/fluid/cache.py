@@ -127,11 +127,19 @@ def source_digest(paths: Sequence[Path], base: Path) -> str:
     return h.hexdigest()
 
 
+#: one thread at a time parses the model's source: ``ast.parse`` run in two threads at once
+#: can fail on this CPython 3.11 ("SystemError: AST constructor recursion depth mismatch",
+#: as in cpython#106905), and runs are looked up from several threads (the reference test
+#: met it on a clean clone)
+_PARSING = threading.Lock()
+
+
 @functools.lru_cache(maxsize=1)
 def code_hash() -> str:
     """sha256 over the model's source files (:func:`model_sources`), each named by its path
     under the ``coexist`` package and read for its code alone (:func:`code_of`)."""
-    return source_digest(model_sources(), PACKAGE.parent)
+    with _PARSING:
+        return source_digest(model_sources(), PACKAGE.parent)
 
 
 def directory() -> Path | None:
