@@ -473,6 +473,17 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("T-F4", "fig_t_f4.ipynb", "figure",
           "The harness's ceiling: the fastest bottleneck this machine emulates for 20 flows "
           "(measured)", _spec()),
+    Entry("T-F5", "fig_t_f5.ipynb", "figure",
+          "How long a run must be: BBR's share against the run length it is read at "
+          "(measured)",
+          _spec(_p("lengths_s", list, low=10.0, high=1200.0,
+                   help="run lengths each run is read at, s (its first seconds)"),
+                _p("scored", float, low=0.05, high=1.0,
+                   help="the scored part of each read, its last fraction"),
+                _p("tolerance", float, low=0.001, high=0.5,
+                   help="a share this close to the longest read's counts as settled"),
+                rules=(holds("min(lengths_s) x scored >= 2 s (two 1-s goodput intervals)",
+                             ("lengths_s", "scored"), lambda ls, f: min(ls) * f >= 2.0),))),
     Entry("Index", "book_index.ipynb", "index",
           "Index of figures and equations, from the ledger and the docstrings", _spec()),
     Entry("Changes", "edition_changes.ipynb", "index",
@@ -492,6 +503,7 @@ CAMPAIGNS: dict[str, tuple[str, ...]] = {
     "P-F3": ("fluctuation", "fluctuation_fast", "fluctuation_stagger"), "WhatIf": ("*",),
     "T-F1": ("*",),
     "T-F2": ("two_flow",), "T-F3": ("*",), "T-F4": ("*",),
+    "T-F5": ("run_length",),
 }
 
 #: the RTT parameters that are not the fluid model's (F-NE's are FABRIC's measured RTTs)

@@ -65,17 +65,21 @@ def stored_runs(campaign: str = "run_length") -> list[tuple[dict, Path]]:
 
 
 def campaign_prefixes(run_dirs: Sequence[tuple[dict, Path]],
-                      lengths_s: Sequence[float] = LENGTHS_S) -> pd.DataFrame:
-    """:func:`prefix_shares` of every stored run: ``run_dirs`` pairs each run's setting
-    (capacity_mbps, rtt_ms, buffer_bdp, repeat) with its directory."""
+                      lengths_s: Sequence[float] = LENGTHS_S,
+                      scored: float = SCORED) -> pd.DataFrame:
+    """:func:`prefix_shares` of every stored run, sorted by setting, repeat and length:
+    ``run_dirs`` pairs each run's setting (capacity_mbps, rtt_ms, buffer_bdp, repeat) with
+    its directory (:func:`stored_runs`)."""
     frames = []
     for setting, d in run_dirs:
         series = data.load_table(Path(d) / data.RUN_FILES["series"], "series")
-        frames.append(prefix_shares(series, lengths_s).assign(**setting))
+        frames.append(prefix_shares(series, lengths_s, scored).assign(**setting))
     columns = ["capacity_mbps", "rtt_ms", "buffer_bdp", "repeat", "length_s", "scored_from_s",
                "bbr_share", "intervals"]
-    return (pd.concat(frames, ignore_index=True)[columns] if frames
-            else pd.DataFrame(columns=columns))
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True)[columns].sort_values(
+        ["capacity_mbps", "buffer_bdp", "repeat", "length_s"], ignore_index=True)
 
 
 def settled_length(prefixes: pd.DataFrame, tolerance: float = TOLERANCE) -> pd.DataFrame:
