@@ -79,7 +79,7 @@ def disturbed(summary: dict) -> bool:
     one tick in the traffic is such a burst.
 
     Some hosts stop a virtual CPU without the guest counting any steal. Runs therefore also
-    keep sleepers on every CPU (:mod:`.wakeups`); a run whose sleepers spent at least
+    keep sleepers on every CPU (:mod:`coexist.testbed.wakeups`); a run whose sleepers spent at least
     ``DISTURBED_STALL_PCT`` % of the time more than 1 ms late was stalled from outside the
     delay line (:func:`stalled`) and counts as disturbed too."""
     return not summary["valid"] and held_up(summary) and timing_only(summary)

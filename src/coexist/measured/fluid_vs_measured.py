@@ -89,7 +89,7 @@ def _config(pair: tuple[str, str], *, capacity_mbps: float, rtt_min_ms: float,
     alternating between the pair's algorithms, starting as ``start`` says
     (:func:`initial_windows`); in the published reading, as the authors' code starts,
     with ``post_loss`` setting every sender's initial window as it says. ``reading`` None is
-    the fluid model's default (:data:`.fluid.solve.DEFAULT_READING`)."""
+    the fluid model's default (:data:`coexist.fluid.solve.DEFAULT_READING`)."""
     from ..fluid import published, solve
 
     reading = solve.DEFAULT_READING if reading is None else reading
@@ -146,7 +146,7 @@ def window_metrics(*, capacity_mbps: float, rtt_min_ms: float, rtt_max_ms: float
     """:func:`model_metrics` for each (warm-up, end) window: a run as long as the window
     ends, averaged after its warm-up. Each setting runs once, as long as the latest window
     it still needs ends; the shorter windows read its first part
-    (:func:`.fluid.solve.first_part`), which is the shorter run itself. Every window's
+    (:func:`coexist.fluid.solve.first_part`), which is the shorter run itself. Every window's
     metrics are memoised as a run of its own length would be, so any page asking for one
     of them later reads it."""
     from ..core.progress import tqdm
@@ -205,7 +205,7 @@ def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
     """How the model's drop-tail queue settles after its start, for one pair (a label as
     :func:`pair_label` gives it): per buffer, the mean queue share over every (start, end)
     window of one run as long as the last window ends, and that run's loss episodes
-    (:func:`.fluid.metrics.loss_episodes`). The paper's figures average 2-7 s of such a
+    (:func:`coexist.fluid.metrics.loss_episodes`). The paper's figures average 2-7 s of such a
     run; the later windows show whether that is the model's steady state. ``start`` and
     ``reading`` as in :func:`model_metrics`."""
     from ..core.progress import tqdm

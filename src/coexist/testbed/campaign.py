@@ -5,7 +5,7 @@ mixes, plus durations and repeats. Every point x repeat has a stable key; a key 
 run directory is done and never re-run. Runs that fail a validity gate are moved to
 ``_invalid/`` (counted in the book) and re-run up to ``max_attempts`` times; an invalid run
 that the hypervisor explains (steal, or a stall the in-run sleepers saw:
-:func:`.gates.disturbed`) is re-run without counting, until the invalid runs of a point
+:func:`coexist.data.gates.disturbed`) is re-run without counting, until the invalid runs of a point
 have taken ``DISTURBED_FACTOR x max_attempts`` runs' worth of wall time (a run stopped
 early counts for what it took, set-up included). That time cap
 counts every stored attempt; ``run(..., again=True)`` gives every point a fresh time budget
