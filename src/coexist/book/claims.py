@@ -109,7 +109,7 @@ def complete(figure_id: str, out_dir: Path, committed: Path) -> list[str]:
 
 def best_by_range(accuracy, fmt: str = "{:.2f}", worst: bool = False) -> str:
     """The model with the smallest (``worst``: largest) mean absolute error in each buffer
-    range of an error table (:func:`coexist.measured.runs.error_by_range`'s rows), as one text
+    range of an error table (:func:`coexist.measured.comparison.error_by_range`'s rows), as one text
     claim: "1-2 BDP: <model> (0.16); 2-5 BDP: ...". Ranges where no model has a value are
     left out."""
     parts = []

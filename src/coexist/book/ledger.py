@@ -545,14 +545,19 @@ def notebook_defaults(path: Path) -> dict[str, Any]:
         raise ParameterError(f"{path.name}: no code cell tagged 'parameters'")
     source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
     out: dict[str, Any] = {}
-    for node in ast.parse(source).body:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise ParameterError(f"{path.name}: the parameters cell is not Python "
+                             f"(line {exc.lineno})") from None
+    for node in tree.body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             raise ParameterError(f"{path.name}: the parameters cell may only assign one "
                                  f"literal per name (line {node.lineno})")
         try:
             out[node.targets[0].id] = ast.literal_eval(node.value)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError):
             raise ParameterError(f"{path.name}: parameter {node.targets[0].id!r} is not a "
                                  f"literal (line {node.lineno})") from None
     return out
@@ -592,7 +597,9 @@ FLUID_BDP = {
     "M-F11": [("capacity_mbps", "rtts_ms", "n_flows", 1)],
     "F-NE": [("fluid_capacity_mbps", "fluid_rtts_ms", "fluid_flows", 1)],
     "M-F12": [("capacity_mbps", "rtt_ms", 2, 1)],
-    "WhatIf": [("capacities_mbps", "rtts_ms", "flow_counts", 1)],
+    # WhatIf runs two flows at every setting and its flow counts at the multi-flow ones
+    "WhatIf": [("capacities_mbps", "rtts_ms", 2, 1),
+               ("multi_capacities_mbps", "multi_rtts_ms", "flow_counts", 1)],
 }
 
 

@@ -153,7 +153,8 @@ def rates_by_mix(table, column: str = "goodput_bps") -> dict:
     mix -> {(group, algorithm): per-flow goodput}, from a long pandas table of one setting
     (columns ``mix``, ``group``, ``cca``, ``goodput_bps``; one row per mix, group and
     algorithm), as :func:`coexist.fluid.equilibria.mix_table` and
-    :func:`coexist.measured.runs.grouped_rates` give them, so model and measurement are read alike.
+    :func:`coexist.measured.equilibria.grouped_rates` give them, so model and measurement
+    are read alike.
     ``column`` picks another column of the same layout (e.g. the averages' standard errors).
     """
     return {m: {(int(g), c): float(v) for g, c, v in zip(part["group"], part["cca"],

@@ -32,8 +32,9 @@ def steal_burst_s(summary: dict) -> float | None:
 
 
 def stall_pct_max(stall_probe: dict | None) -> float | None:
-    """The highest ``stall_pct`` (:func:`probe`) any CPU's sleeper saw during a run, or None
-    where the run has no such probe (runs stored before it existed) or none reported."""
+    """The highest ``stall_pct`` (:func:`coexist.testbed.wakeups.probe`) any CPU's sleeper
+    saw during a run, or None where the run has no such probe (runs stored before it
+    existed) or none reported."""
     values = [v.get("stall_pct") for v in (stall_probe or {}).values()]
     values = [v for v in values if v is not None]
     return max(values) if values else None

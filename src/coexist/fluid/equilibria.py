@@ -93,7 +93,7 @@ def two_flow_bbr_state(*, rtt_s: float, buffer_bdp: float, capacity_bps: float,
                        reading: str = solve.DEFAULT_READING) -> dict[str, float]:
     """BBR's share and operating point in the fluid model's 1 CUBIC vs 1 BBRv1 run, after
     ``warmup_s``: what M-F12 reads from the measured
-    runs' ``ss`` samples (:func:`coexist.measured.runs.bbr_operating_point`).
+    runs' ``ss`` samples (:func:`coexist.measured.socket_states.bbr_operating_point`).
 
     ``rtprop_s`` is the median of BBR's RTprop estimate τmin (eq. 9), ``probe_rtt_share``
     the share of time in ProbeRTT (m_prt, eqs. 10-12), and ``inflight_over_cwnd`` BBR's

@@ -79,7 +79,7 @@ def campaign_prefixes(run_dirs: Sequence[tuple[dict, Path]],
     if not frames:
         return pd.DataFrame(columns=columns)
     return pd.concat(frames, ignore_index=True)[columns].sort_values(
-        ["capacity_mbps", "buffer_bdp", "repeat", "length_s"], ignore_index=True)
+        ["capacity_mbps", "rtt_ms", "buffer_bdp", "repeat", "length_s"], ignore_index=True)
 
 
 def settled_length(prefixes: pd.DataFrame, tolerance: float = TOLERANCE) -> pd.DataFrame:
