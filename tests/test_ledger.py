@@ -66,11 +66,11 @@ def test_a_default_outside_its_range_or_a_name_not_shared_is_refused(tmp_path, m
     _notebook(tmp_path, "capacity_mbps = 100.0\nn_flows = 1\nbuffer_bdp = 2.0\n"
                         "out_dir = ''\n")
     with pytest.raises(ParameterError, match=r"fig_x.ipynb: the default parameter 'n_flows'"):
-        ledger._with_defaults(fake)
+        ledger._complete(fake)
     _notebook(tmp_path, "capacity_mbps = 100.0\nflows = 10\nbuffer_bdp = 2.0\nout_dir = ''\n")
     with pytest.raises(ParameterError, match=r"only in the cell \['flows'\], only in the "
                                              r"ledger \['n_flows'\]"):
-        ledger._with_defaults(fake)
+        ledger._complete(fake)
 
 
 def test_every_notebook_is_in_ledger_and_toc(root):

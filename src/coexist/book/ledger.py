@@ -25,6 +25,7 @@ from ..core.params import (
     Spec,
     at_most,
     bdp_packets_at_least,
+    extreme,
     holds,
     ordered,
     within,
@@ -514,25 +515,23 @@ NOT_FLUID_RTTS = {"F-NE": ("rtts_ms",)}
 STEPS_PER_ONE_WAY_DELAY = 1
 
 
-def _rtts_span_steps(e: Entry) -> Entry:
-    """``e`` with the rule that every RTT its fluid-model runs take spans two integration
-    steps (one each way), for a figure that runs the model at a step it accepts."""
+def _step_rules(e: Entry) -> tuple:
+    """The rule that every RTT a figure's fluid-model runs take spans two integration steps
+    (one each way), for a figure that runs the model at a step it accepts; none else."""
     names = e.spec.names
     steps = [n for n in names if n in ("step_us", "fluid_step_us")]
     rtts = [n for n in names if "rtt" in n and n.endswith("_ms")
             and n not in NOT_FLUID_RTTS.get(e.id, ())]
     if not steps or not rtts:
-        return e
+        return ()
     step, k = steps[0], 2 * STEPS_PER_ONE_WAY_DELAY
 
     def fits(*values: Any) -> bool:
         *rtt_values, step_us = values
-        shortest = min(v for r in rtt_values for v in (r if isinstance(r, list) else [r]))
-        return shortest * 1e3 >= k * step_us
+        return min(extreme(r, min) for r in rtt_values) * 1e3 >= k * step_us
 
-    rule = holds(f"every RTT of {', '.join(rtts)} >= {k} x {step} (a step each way)",
-                 (*rtts, step), fits)
-    return replace(e, spec=Spec(e.spec.params, (*e.spec.constraints, rule)))
+    return (holds(f"every RTT of {', '.join(rtts)} >= {k} x {step} (a step each way)",
+                  (*rtts, step), fits),)
 
 
 def notebook_defaults(path: Path) -> dict[str, Any]:
@@ -563,9 +562,10 @@ def notebook_defaults(path: Path) -> dict[str, Any]:
     return out
 
 
-def _with_defaults(e: Entry) -> Entry:
+def _complete(e: Entry) -> Entry:
     """``e`` with every parameter's default read from its notebook, each checked against the
-    parameter's range; a name the notebook and the ledger do not share is an error."""
+    parameter's range (a name the notebook and the ledger do not share is an error), and
+    with the rules its fluid-model runs need (:func:`_step_rules`, :data:`FLUID_BDP`)."""
     given = notebook_defaults(e.path)
     if set(given) != set(e.spec.names):
         raise ParameterError(
@@ -578,29 +578,8 @@ def _with_defaults(e: Entry) -> Entry:
             params.append(replace(p, default=p.check(given[p.name])))
         except ParameterError as exc:
             raise ParameterError(f"{e.notebook}: the default {exc}") from None
-    return replace(e, spec=Spec(tuple(params), e.spec.constraints))
-
-
-#: the settings whose fluid-model runs need a window of a packet per flow: (capacity, RTT,
-#: flows, flows per named flow) by figure; the model's windows start at one BDP shared by
-#: the flows, and a flow with less than a packet in flight has no rate to speak of (the
-#: runs give NaN goodputs)
-FLUID_BDP = {
-    "M-F1": [("capacity_mbps", "rtt_ms", 2, 1)],
-    "M-F3": [("capacities_mbps", "rtts_ms", 2, 1),
-             ("sweep_capacity_mbps", "sweep_rtts_ms", 2, 1)],
-    "M-F4": [("capacity_mbps", "rtt_ms", "flows_per_cca", 2)],
-    "M-F5": [("capacity_mbps", "rtt_ms", "total_flows", 1)],
-    "M-F7": [("capacity_mbps", "rtt_ms", "n_flows", 1)],
-    "M-F8": [("capacity_mbps", "rtts_ms", "n_flows", 1)],
-    "F-Exp2": [("fluid_capacity_mbps", "fluid_rtts_ms", "n_flows", 1)],
-    "M-F11": [("capacity_mbps", "rtts_ms", "n_flows", 1)],
-    "F-NE": [("fluid_capacity_mbps", "fluid_rtts_ms", "fluid_flows", 1)],
-    "M-F12": [("capacity_mbps", "rtt_ms", 2, 1)],
-    # WhatIf runs two flows at every setting and its flow counts at the multi-flow ones
-    "WhatIf": [("capacities_mbps", "rtts_ms", 2, 1),
-               ("multi_capacities_mbps", "multi_rtts_ms", "flow_counts", 1)],
-}
+    rules = (*e.spec.constraints, *_step_rules(e), *FLUID_BDP.get(e.id, ()))
+    return replace(e, spec=Spec(tuple(params), rules))
 
 
 #: M-F10's flows: ``group_size`` senders at each of the group RTTs, the shortest of which
@@ -609,16 +588,29 @@ GROUPS_BDP = holds("capacity_mbps x min(group_rtts_ms) >= one 1500-B packet per 
                    "(group_size x groups)", ("capacity_mbps", "group_rtts_ms", "group_size"),
                    lambda c, rtts, g: c * 1e6 * min(rtts) / 1e3 / (8 * 1500) >= g * len(rtts))
 
+#: the rules of the figures whose fluid-model runs need a window of a packet per flow: the
+#: model's windows start at one BDP shared by the flows, and a flow with less than a packet
+#: in flight has no rate to speak of (the runs give NaN goodputs)
+FLUID_BDP = {
+    "M-F1": (bdp_packets_at_least("capacity_mbps", "rtt_ms", 2),),
+    "M-F3": (bdp_packets_at_least("capacities_mbps", "rtts_ms", 2),
+             bdp_packets_at_least("sweep_capacity_mbps", "sweep_rtts_ms", 2)),
+    "M-F4": (bdp_packets_at_least("capacity_mbps", "rtt_ms", "flows_per_cca", factor=2),),
+    "M-F5": (bdp_packets_at_least("capacity_mbps", "rtt_ms", "total_flows"),),
+    "M-F7": (bdp_packets_at_least("capacity_mbps", "rtt_ms", "n_flows"),),
+    "M-F8": (bdp_packets_at_least("capacity_mbps", "rtts_ms", "n_flows"),),
+    "F-Exp2": (bdp_packets_at_least("fluid_capacity_mbps", "fluid_rtts_ms", "n_flows"),),
+    "M-F11": (bdp_packets_at_least("capacity_mbps", "rtts_ms", "n_flows"),),
+    "M-F10": (GROUPS_BDP,),
+    "F-NE": (bdp_packets_at_least("fluid_capacity_mbps", "fluid_rtts_ms", "fluid_flows"),),
+    "M-F12": (bdp_packets_at_least("capacity_mbps", "rtt_ms", 2),),
+    # WhatIf runs two flows at every setting and its flow counts at the multi-flow ones
+    "WhatIf": (bdp_packets_at_least("capacities_mbps", "rtts_ms", 2),
+               bdp_packets_at_least("multi_capacities_mbps", "multi_rtts_ms", "flow_counts")),
+}
 
-def _bdp_rules(e: Entry) -> Entry:
-    """``e`` with its :data:`FLUID_BDP` rules (and M-F10's :data:`GROUPS_BDP`)."""
-    rules = tuple(bdp_packets_at_least(c, r, n, factor=k)
-                  for c, r, n, k in FLUID_BDP.get(e.id, ()))
-    rules += (GROUPS_BDP,) if e.id == "M-F10" else ()
-    return replace(e, spec=Spec(e.spec.params, (*e.spec.constraints, *rules))) if rules else e
 
-
-ENTRIES = tuple(_bdp_rules(_rtts_span_steps(_with_defaults(e))) for e in ENTRIES)
+ENTRIES = tuple(_complete(e) for e in ENTRIES)
 BY_ID = {e.id: e for e in ENTRIES}
 FIGURES = tuple(e for e in ENTRIES if e.kind == "figure")
 

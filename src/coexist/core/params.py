@@ -199,6 +199,12 @@ def ordered(low_name: str, high_name: str) -> Constraint:
     return rule
 
 
+def extreme(value: Any, pick: Callable) -> Any:
+    """A list-valued parameter's ``pick`` (``min`` or ``max``) of its values; a single value
+    is its own."""
+    return pick(value) if isinstance(value, (list, tuple)) else value
+
+
 def bdp_packets_at_least(capacity_mbps: str, rtt_ms: str, flows: int | str = 1,
                          packet_bytes: int = 1500, factor: int = 1) -> Constraint:
     """Rule: one bandwidth-delay product of ``capacity_mbps`` and ``rtt_ms`` holds at least
@@ -207,12 +213,9 @@ def bdp_packets_at_least(capacity_mbps: str, rtt_ms: str, flows: int | str = 1,
     algorithms of that many flows each); a list-valued parameter counts its smallest
     capacity and RTT and its largest number of flows."""
 
-    def value(v: Any, pick: Callable) -> float:
-        return pick(v) if isinstance(v, (list, tuple)) else v
-
     def rule(values: Mapping[str, Any]) -> str | None:
-        n = factor * (value(values[flows], max) if isinstance(flows, str) else flows)
-        cap, rtt = value(values[capacity_mbps], min), value(values[rtt_ms], min)
+        n = factor * (extreme(values[flows], max) if isinstance(flows, str) else flows)
+        cap, rtt = extreme(values[capacity_mbps], min), extreme(values[rtt_ms], min)
         pkts = cap * 1e6 * rtt / 1e3 / (8 * packet_bytes)
         if pkts < n:
             return (f"parameters {capacity_mbps!r} = {values[capacity_mbps]!r} and {rtt_ms!r} "
