@@ -611,7 +611,7 @@ def test_cli_campaign_run_again_reaches_the_run(tmp_path, monkeypatch, capsys):
         return campaign.status(c, data_dir)
 
     monkeypatch.setattr(campaign, "run", fake_run)
-    monkeypatch.setattr(cli, "_stoppable", lambda: None)
+    monkeypatch.setattr(cli.testbed, "stoppable", lambda: None)
     for extra in ([], ["--again"]):
         assert cli.main(["campaign", "run", str(path), "--data", str(tmp_path), "--quiet",
                          *extra]) == 0

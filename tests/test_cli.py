@@ -9,6 +9,7 @@ import pytest
 
 from coexist import cli
 from coexist.cli import main
+from coexist.core import quantities
 
 
 def run(args, capsys):
@@ -199,7 +200,7 @@ def test_a_data_error_is_one_line_not_a_traceback(capsys, monkeypatch, tmp_path)
 
     bad = tmp_path / "two_flow.csv"
     bad.write_bytes(b"\x1f\x8b broken")
-    monkeypatch.setattr(cli, "_claims", lambda args: data.load_table(bad, "campaign"))
+    monkeypatch.setattr(cli.book, "_claims", lambda args: data.load_table(bad, "campaign"))
     code, _, err = run(["claims"], capsys)
     assert code == 1 and "two_flow.csv" in err and len(err.strip().splitlines()) == 1, err
 
@@ -232,9 +233,9 @@ def test_the_authors_set_up_from_the_command_line_is_their_run():
     for run in runs.itertuples(index=False):
         run = pd.Series(run._asdict())
         args = cli.build_parser().parse_args(_authors_args(run))
-        cli._setup_options(args)
-        ours = cli._authors_config(args, cli._fluid_flows(args.ccas), cli.quantities.rate(
-            args.capacity, "capacity", cli.FLUID_CAPACITY_BPS))
+        cli.fluid._setup_options(args)
+        ours = cli.fluid._authors_config(args, cli.fluid._fluid_flows(args.ccas), quantities.rate(
+            args.capacity, "capacity", cli.options.FLUID_CAPACITY_BPS))
         theirs = authors.config(run, flows[flows.run == run.run])
         assert ours.buffer_pkts == theirs.buffer_pkts, run.run
         assert [f.cca for f in ours.flows] == [f.cca for f in theirs.flows], run.run

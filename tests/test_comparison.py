@@ -49,3 +49,23 @@ def test_the_band_of_a_cubic_flow_is_the_cubic_bounds():
                                              capacity_bps=cap).tolist() == [1.0]
     with pytest.raises(ValueError, match="cca = 'bbr'"):
         comparison.inside_multi_flow_band([10.0], [2], ["bbr"], [mid], capacity_bps=cap)
+
+
+def test_two_flow_predictions_per_model_at_the_measured_buffers():
+    """Each model's BBR share at the measured points: the closed form only above 1 BDP
+    (its domain), Ware et al.'s where eq. (2) stays in [0, 1], the fluid model where it
+    was run."""
+    from coexist.closed_form import mishra, ware
+
+    points = pd.DataFrame({"buffer_bdp": [0.5, 2.0, 10.0]})
+    fluid = pd.DataFrame({"model": ["a", "a", "b"], "buffer_bdp": [0.5, 2.0, 10.0],
+                          "bbr_share": [0.6, 0.4, 0.1]})
+    kw = dict(capacity_bps=50e6, rtt_s=0.04, duration_s=60.0, packet_bytes=1500)
+    got = comparison.two_flow_predictions(points, fluid, ["a", "b"], **kw)
+    assert list(got) == ["Mishra et al.", "Ware et al.", "a", "b"]
+    assert np.isnan(got["Mishra et al."][0])
+    assert got["Mishra et al."][1:].tolist() == mishra.bbr_share(np.array([2.0, 10.0])).tolist()
+    np.testing.assert_array_equal(got["Ware et al."], ware.bbr_share(
+        np.array([0.5, 2.0, 10.0]), outside="nan", **kw))
+    np.testing.assert_array_equal(got["a"], [0.6, 0.4, np.nan])
+    np.testing.assert_array_equal(got["b"], [np.nan, np.nan, 0.1])

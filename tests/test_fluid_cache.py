@@ -1,6 +1,8 @@
 """The disk memo of fluid-model results: hits, misses, invalidation, and no effect on
 results."""
 
+import tokenize
+
 import pandas as pd
 import pytest
 
@@ -88,7 +90,8 @@ def share(x, k=2):
     (lambda s: s.replace("A model.", "A model of the share, reworded."), True),
     (lambda s: s.replace('"""The share."""', '"""The share,\n    on two lines."""'), True),
     (lambda s: s.replace("# half", "# a half of it"), True),
-    (lambda s: s.replace("return x / k", "return (\n        x / k\n    )"), True),
+    (lambda s: s.replace("def share(x, k=2):", "def share(\n    x, k=2\n):"), True),
+    (lambda s: s.replace("x / k  #", "x / \\\n        k  #"), True),
     (lambda s: s.replace("x / k", "x / k / 1"), False),
     (lambda s: s.replace("k=2", "k=3"), False),
     (lambda s: s.replace('"""The share."""\n', ""), True),
@@ -98,6 +101,39 @@ def test_docstrings_comments_and_layout_are_not_code(edit, same):
     """A stored run keeps its key when a model module's prose or layout changes, and only
     then."""
     assert (cache.code_of(edit(MODULE)) == cache.code_of(MODULE)) is same
+
+
+def test_a_docstring_after_other_text_on_its_line_and_in_two_parts_is_prose():
+    """Docstrings are found where the syntax tree puts them, in bytes; a line holding
+    non-ASCII text before a string, and a docstring written as two adjacent strings, read
+    the same."""
+    module = 'class A:  pass\ndef f():\n    "Gleichung (9) \u2013 " "zwei"\n    return "\u2013"\n'
+    reworded = module.replace('"zwei"', '"drei"')
+    assert cache.code_of(module) == cache.code_of(reworded)
+    assert "\u2013" in cache.code_of(module)     # the returned string is code
+
+
+def test_a_split_f_string_reads_as_the_one_string_python_3_11_sees(monkeypatch):
+    """Python 3.12 tokenizes ``f"a{b}c"`` as FSTRING_START, FSTRING_MIDDLE, the
+    expression's tokens and FSTRING_END (PEP 701); :func:`cache.code_of` joins them into
+    the one STRING token Python 3.11 reads, so the store's keys do not depend on the
+    Python minor version. The 3.12 stream is spelled out here token by token."""
+    source = 'x = f"a{b}c"\n'
+    eleven = cache.code_of(source)
+    Tok = tokenize.TokenInfo
+    line = source
+    stream = [Tok(1, "x", (1, 0), (1, 1), line), Tok(54, "=", (1, 2), (1, 3), line),
+              Tok(61, 'f"', (1, 4), (1, 6), line), Tok(62, "a", (1, 6), (1, 7), line),
+              Tok(54, "{", (1, 7), (1, 8), line), Tok(1, "b", (1, 8), (1, 9), line),
+              Tok(54, "}", (1, 9), (1, 10), line), Tok(62, "c", (1, 10), (1, 11), line),
+              Tok(63, '"', (1, 11), (1, 12), line), Tok(4, "\n", (1, 12), (1, 13), line),
+              Tok(0, "", (2, 0), (2, 0), "")]
+    names = {1: "NAME", 54: "OP", 61: "FSTRING_START", 62: "FSTRING_MIDDLE",
+             63: "FSTRING_END", 4: "NEWLINE", 0: "ENDMARKER"}
+    monkeypatch.setattr(cache.tokenize, "generate_tokens", lambda readline: iter(stream))
+    monkeypatch.setattr(cache.tokenize, "tok_name", names)
+    assert cache.code_of(source) == eleven
+    assert 'STRING f"a{b}c"' in eleven
 
 
 def test_a_kind_computed_outside_the_model_package_is_refused():

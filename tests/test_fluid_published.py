@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from coexist.core.params import ParameterError
-from coexist.fluid import authors, published, solve, stability
+from coexist.fluid import authors, published, smooth, solve, stability
 
 PPS = 100e6 / (published.MSS_BYTES * 8)
 
@@ -299,13 +299,13 @@ def test_the_kernels_cube_has_the_c_librarys_bits():
 def _pairs_differ(xs, k):
     out = []
     for j in range(xs.shape[0]):
-        a, b = published._sig_both(xs[j], k)
-        if a != published._sig(xs[j], k) or b != published._sig(-xs[j], k):
+        a, b = smooth.sig_both(xs[j], k)
+        if a != smooth.sig(xs[j], k) or b != smooth.sig(-xs[j], k):
             out.append(j)
     return out
 
 
-@pytest.mark.parametrize("k", [published.SMOOTH, published.SHARP])
+@pytest.mark.parametrize("k", [smooth.SMOOTH, smooth.SHARP])
 def test_one_exponential_gives_both_sides_of_the_pulse_step(k):
     """Eq. (21)'s pulses read σ at x and at -x; the shared exponential must give the bits
     of two separate σ, at both sharpnesses, across and beyond the short-cut at |kx| = 40."""

@@ -68,7 +68,7 @@ def test_flow_lists_parse_within_limits_or_fail_in_one_line(text):
     else:
         assert 1 <= len(flows) <= spec.MAX_FLOWS
     try:
-        ccas = _quick(lambda: cli._fluid_flows(text))
+        ccas = _quick(lambda: cli.fluid._fluid_flows(text))
     except ParameterError as exc:
         _one_line(exc)
     else:
@@ -79,7 +79,7 @@ def test_flow_lists_parse_within_limits_or_fail_in_one_line(text):
 @given(NEARLY)
 def test_rtt_ranges_parse_ordered_or_fail_in_one_line(text):
     try:
-        lo, hi = _quick(lambda: cli._rtt_range(text))
+        lo, hi = _quick(lambda: cli.fluid._rtt_range(text))
     except ParameterError as exc:
         _one_line(exc)
     else:

@@ -65,7 +65,7 @@ def test_run_summary_text_lists_flows_aggregates_and_gates():
     import json
 
     from coexist import data
-    from coexist.cli import format_run
+    from coexist.cli.testbed import format_run
 
     stored = sorted((data.DATA / "runs").glob("*/*/summary.json"))
     if not stored:

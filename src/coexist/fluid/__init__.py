@@ -8,9 +8,14 @@ seconds.
   (``authors``, ``data/reference/``).
 - The printed reading (``solve``'s own kernel, ``Config(reading="printed")``): the
   equations as the paper prints them, with the choices ``solve`` documents, kept where it
-  teaches something (the readings page). Its formulas live in modules that follow the
-  paper's structure: ``network`` (eqs. 1-8), ``reno`` (eq. 39), ``cubic`` (eqs. 40-41);
-  each works on floats and NumPy arrays alike.
+  teaches something (the readings page).
+
+The equations live in modules that follow the paper's structure, one function each:
+``network`` (eqs. 1-8), ``reno`` (eq. 39) and ``cubic`` (eqs. 40-41), on floats and NumPy
+arrays alike; ``bbr`` (BBR's shared core, eqs. 9-19), ``bbr1`` (eqs. 20-23) and ``bbr2``
+(eqs. 24-32), compiled functions in both readings that the two kernels inline (``smooth``
+holds σ, Γ and the indicator as each reading writes them; ``kernel_cache`` keeps Numba's
+cache of the kernels true to them).
 
 ``solve`` holds the configuration (``Config``, ``Flow``), the trace and ``run``, which
 integrates either reading (the published one through ``published.integrate``, the kernel

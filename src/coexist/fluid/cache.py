@@ -35,11 +35,13 @@ import functools
 import gzip
 import hashlib
 import importlib
+import io
 import json
 import os
 import platform
 import threading
 import time
+import tokenize
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -62,7 +64,7 @@ PAGE_ENV = "COEXIST_PAGE"
 
 #: modules of the package that compute no stored value: the memo and store, their format,
 #: and where runs execute
-NOT_MODEL = ("cache.py", "codec.py", "fanout.py", "refresh.py", "store.py")
+NOT_MODEL = ("cache.py", "codec.py", "fanout.py", "kernel_cache.py", "refresh.py", "store.py")
 
 #: the modules whose import registers every kind of stored result (:func:`load_kinds`)
 KIND_MODULES = ("coexist.fluid.equilibria", "coexist.fluid.run_length",
@@ -101,20 +103,86 @@ def model_sources() -> list[Path]:
                   if not (top == PACKAGE and p.name in NOT_MODEL))
 
 
-def code_of(source: str) -> str:
-    """What a module computes, as text: its syntax tree without docstrings, comments or
-    layout (``ast.dump`` without positions). Rewording a docstring or a comment, or
-    re-wrapping a line, leaves it unchanged, so the stored runs keep their keys; any change
-    to a statement or an expression changes it."""
-    tree = ast.parse(source)
+def _docstring_starts(tree: ast.AST) -> list[tuple[int, int]]:
+    """Where each docstring begins, as (line, byte column) of its string: the first
+    statement of the module, a class or a function when it is a string alone."""
+    starts = []
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
                 and body and isinstance(body[0], ast.Expr)
                 and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
-            node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree, include_attributes=False)
+            starts.append((body[0].lineno, body[0].col_offset))
+    return starts
+
+
+def _tokens(source: str) -> list[tuple[str, str, tuple[int, int]]]:
+    """The source's tokens as (kind, text, start), an f-string as one
+    ``STRING`` token whichever Python reads it: 3.12 splits an f-string into
+    ``FSTRING_START`` ... ``FSTRING_END``, which are joined here into the literal's text."""
+    lines = io.StringIO(source).readlines()
+
+    def text(start: tuple[int, int], end: tuple[int, int]) -> str:
+        if start[0] == end[0]:
+            return lines[start[0] - 1][start[1]:end[1]]
+        return (lines[start[0] - 1][start[1]:] + "".join(lines[start[0]:end[0] - 1])
+                + lines[end[0] - 1][:end[1]])
+
+    out, depth, opened = [], 0, None
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        kind = tokenize.tok_name[tok.type]
+        if kind == "FSTRING_START":
+            depth += 1
+            if depth == 1:
+                opened = tok
+            continue
+        if depth:
+            if kind == "FSTRING_END":
+                depth -= 1
+                if depth == 0:
+                    out.append(("STRING", text(opened.start, tok.end), opened.start))
+            continue
+        out.append((kind, tok.string, tok.start))
+    return out
+
+
+#: tokens that are layout, not code: comments, line breaks inside brackets, the file's end
+_LAYOUT = frozenset({"COMMENT", "NL", "ENCODING", "ENDMARKER"})
+
+
+def code_of(source: str) -> str:
+    """What a module computes, as text: its tokens without docstrings, comments or layout,
+    one per line as kind and text (indentation as ``INDENT``/``DEDENT``, a statement's end
+    as ``NEWLINE``). Rewording a docstring or a comment, or re-wrapping a line, leaves it
+    unchanged, so the stored runs keep their keys; any change to a statement or an
+    expression changes it (adding redundant brackets too, which is conservative).
+
+    Tokens, not the syntax tree: ``ast.dump``'s text changes between Python minor versions
+    (new fields, 3.13 leaves out empty ones), so a tree-keyed store would miss on every run
+    under another Python. Python's tokens are the language's lexical grammar, which
+    releases extend rather than re-spell; the one change in how existing code tokenizes,
+    3.12's split f-strings, is joined back into one string token (:func:`_tokens`)."""
+    starts = set(_docstring_starts(ast.parse(source)))
+    lines = io.StringIO(source).readlines()
+    kept, skipping = [], False
+    for kind, text, start in _tokens(source):
+        if kind in _LAYOUT:
+            continue
+        column_bytes = len(lines[start[0] - 1][:start[1]].encode()) if kind == "STRING" else 0
+        if kind == "STRING" and (start[0], column_bytes) in starts:
+            skipping = True          # the docstring, its implicit continuations, its NEWLINE
+            continue
+        if skipping:
+            if kind == "STRING":
+                continue
+            skipping = False
+            if kind == "NEWLINE":
+                continue
+        if kind in ("INDENT", "DEDENT", "NEWLINE"):
+            text = ""
+        kept.append(f"{kind} {text}")
+    return "\n".join(kept)
 
 
 def source_digest(paths: Sequence[Path], base: Path) -> str:

@@ -74,43 +74,15 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ..core.params import invalid
+from . import bbr, bbr1, bbr2, kernel_cache
+from .smooth import idc as _idc
+
+kernel_cache.forget_stale_kernels()  # before the kernels' cache is read
 
 RENO, CUBIC, BBR1, BBR2 = 0, 1, 2, 3
 MSS_BYTES = 1514  # the paper's packet size (Ethernet frame of a 1460-B segment + headers)
-SHARP = 500.0  # σ's sharpness
-SMOOTH = 5.0  # the pulses' σ (eq. 21)
 LOSS_ABRUPTNESS = 100.0  # drop-tail's continuous loss exponent
 N_METRICS = 5  # queue sum, lost volume, sent volume, utilisation sum, jitter sum
-
-
-@njit(cache=True, inline="always")
-def _sig(x, k):
-    # the code's form, kept exactly (1 - 1/(1 + e^{kx}) below 0). Beyond |kx| = 40,
-    # e^{-|kx|} < 2^-57 vanishes against 1 and the code's result is exactly 1 or 0: return
-    # it without the exponential (same bits, fewer cycles)
-    if k * x > 40.0:
-        return 1.0
-    if k * x < -40.0:
-        return 0.0
-    if x >= 0.0:
-        return 1.0 / (1.0 + math.exp(-k * x))
-    return 1.0 - 1.0 / (1.0 + math.exp(k * x))
-
-
-@njit(cache=True, inline="always")
-def _sig_both(x, k):
-    """(σ(x), σ(-x)) with the bits of two :func:`_sig` calls, from one exponential: the
-    code's form takes e^{-k|x|} for either sign, and 1 - 1/(1 + e) is how it writes the
-    negative side."""
-    if k * x > 40.0:
-        return 1.0, 0.0
-    if k * x < -40.0:
-        return 0.0, 1.0
-    if x >= 0.0:
-        s = 1.0 / (1.0 + math.exp(-k * x))
-        return s, 1.0 - s
-    s = 1.0 / (1.0 + math.exp(k * x))
-    return 1.0 - s, s
 
 
 #: Rump's 2^52 + 1, which finds the leading power of two of a double
@@ -158,25 +130,6 @@ def _cube(x):
     exact cube where pow must return it (:func:`_cube_rounded`), pow itself elsewhere."""
     r, certain = _cube_rounded(x)
     return r if certain else x ** 3.0
-
-
-@njit(cache=True, inline="always")
-def _idc(x):
-    return 1.0 if x >= 0.0 else 0.0
-
-
-@njit(cache=True, inline="always")
-def _gamma(x):
-    return x * _sig(x, SHARP)
-
-
-@njit(cache=True, inline="always")
-def _round(x):
-    """Python's round(): to the nearest integer, halves to even."""
-    r = math.floor(x + 0.5)
-    if r - x == 0.5 and r % 2.0 != 0.0:
-        r -= 1.0
-    return r
 
 
 @njit(cache=True, inline="always")
@@ -381,26 +334,21 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
                 else:
                     t_net = t - tstr[i]
                     rtprop = tmins[_at(k10, k, tau_steps[i], r_10), i]
-                    if c == BBR1:
-                        t_pbw = 8.0 * rtprop
+                    if c == BBR1:  # eq. (20) / (24): the period
+                        t_pbw = bbr1.period_ms(rtprop)
                     else:
-                        t_pbw = min(2000.0 + i / n * 1000.0, 63.0 * rtprop)
+                        t_pbw = bbr2.period_ms(rtprop, i, n)
                     # eq. (17): delivery rate
-                    y_p = ys[lb_p]
-                    x_lb = xs[lb_x, i]
-                    if y_p >= capacity or qs[_at(ks, k, tauq_steps[i], r_s)] > 0.0:
-                        xdel_new = x_lb / y_p * capacity
-                    else:
-                        xdel_new = x_lb
+                    xdel_new = bbr.delivery_rate_published(
+                        xs[lb_x, i], ys[lb_p], qs[_at(ks, k, tauq_steps[i], r_s)], capacity)
                     xdel[i] = xdel_new
                     # eqs. (11)-(13): ProbeRTT mode and timer
-                    expired = _idc(-tprts[lb_tau, i])
-                    stale = _idc(tmin[i] - tmins[_at(k10, k, s_prt[i], r_10), i])
+                    expired = bbr.probe_rtt_expired(tprts[lb_tau, i])
+                    stale = bbr.rtprop_stale(tmin[i], tmins[_at(k10, k, s_prt[i], r_10), i])
                     m_tau = mprts[lb_tau, i]
-                    mprt[i] = mprt[i] + h * (expired * (stale * (1.0 - m_tau) - mprt[i]))
-                    tprt[i] = tprt[i] + h * (expired * (prt[i] - (prt[i] - 200.0) * stale
-                                                        * (1.0 - m_tau) - tprt[i]) - 1.0)
-                    m_val = _round(mprt[i])
+                    mprt[i] = bbr.probe_rtt_mode_step(mprt[i], m_tau, expired, stale, h)
+                    tprt[i] = bbr.probe_rtt_timer_step(tprt[i], m_tau, expired, stale, prt[i], h)
+                    m_val = bbr.mode(mprt[i])
                     if expiry and m_val > m_last[i]:  # Linux: the expired filter takes
                         tmin[i] = tau_lb  # the next sample, even a larger one
                     m_last[i] = m_val
@@ -408,80 +356,52 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
                     # eq. (23) / (31): window
                     bdp = xbtl[i] * rtprop
                     if c == BBR1:
-                        w_prt = 4.0
-                        w_pbw = 2.0 * math.ceil(bdp)
+                        w_prt = bbr1.PROBE_RTT_WINDOW
+                        w_pbw = bbr1.probe_bw_window_published(bdp)
                     else:
-                        w_prt = bdp / 2.0
-                        w_pbw = min(2.0 * math.ceil(bdp),
-                                    min(wlo[i], (1.0 - crs * 0.15) * whi[i]))
-                    w[i] = (1.0 - m_val) * w_pbw + m_val * w_prt
+                        w_prt = bbr2.probe_rtt_window_published(bdp)
+                        w_pbw = bbr2.probe_bw_window_published(bdp, wlo[i], whi[i], crs)
+                    w[i] = bbr.window_published(m_val, w_pbw, w_prt)
                     # eq. (18): max filter, reset at the period start
-                    xmax[i] = xmax[i] + h * (1.0 - m_val) * (
-                        5.0 * _gamma(xdel_new - xmax[i]) - _sig(10.0 - t_net, SHARP) * xmax[i])
+                    xmax[i] = bbr.max_filter_step(xmax[i], xdel_new, t_net, m_val, h)
                     # eq. (20) / (28): bottleneck estimate
                     if c == BBR1:
-                        xbtl[i] = xbtl[i] + h * (1.0 - m_val) * (
-                            _sig(t_net - t_pbw + 10.0, SHARP) * (xmax[i] - xbtl[i]))
+                        xbtl[i] = bbr1.bottleneck_step(xbtl[i], xmax[i], t_net, t_pbw, m_val, h)
                     else:
                         # the code counts this lookback from int(t/h), which is k - 1
                         # where k h / h rounds below k
                         back = int(t_pbw / h) + (k - int(t / h))
-                        xmax_t = xmaxs[_at(kt, k, back, r_t), i]
-                        sample = max(xmax_t, xmax[i])
-                        xbtl[i] = xbtl[i] + (1.0 - m_val) * _idc(mdwn[i] - 0.1) * (
-                            sample - xbtl[i])
+                        xbtl[i] = bbr2.bottleneck_step(xbtl[i], xmaxs[_at(kt, k, back, r_t), i],
+                                                       xmax[i], mdwn[i], m_val)
                     # eq. (19): inflight
                     dv_pbw = x[i] - xdel_new
                     if c == BBR2:
-                        drain = min(bdp, 0.85 * whi[i])
-                        dv_pbw = (1.0 - crs) * dv_pbw + crs * (drain - v[i])
-                    dv = (1.0 - m_val) * dv_pbw + m_val * (w[i] - v[i])
-                    v[i] = max(v[i] + h * dv, 0.0)
+                        drain = bbr2.drain_target(bdp, whi[i])
+                        dv_pbw = bbr2.inflight_cruise_derivative(dv_pbw, crs, drain, v[i])
+                    v[i] = bbr.inflight_step(v[i], dv_pbw, w[i], m_val, h)
                     # eqs. (21)-(22) / (25)-(26): pacing
-                    x_ifl = w[i] / tau_lb
                     dmdwn = 0.0
                     if c == BBR1:
-                        phi = i % 6
-                        # ph0's end and ph1's start are one step seen from both sides:
-                        # one exponential; ph1 is 0 (same bits) while it has not begun
-                        s_end, s_next = _sig_both((phi + 1) * rtprop - t_net, SMOOTH)
-                        ph0 = 0.25 * _sig(t_net - phi * rtprop, SMOOTH) * s_end
-                        ph1 = 0.0
-                        if s_next != 0.0:
-                            ph1 = 0.25 * s_next * _sig((phi + 2) * rtprop - t_net, SMOOTH)
+                        ph0, ph1 = bbr1.pulses_published(t_net, rtprop, i % 6)
                     else:
-                        drain = min(bdp, 0.85 * whi[i])
-                        pc_lb = pcs[lb_p]
-                        dmdwn = ((1.0 - crs) * _idc(t_net - rtprop)
-                                 * min(_idc(v[i] - 499.0 / 400.0 * bdp) + _idc(pc_lb - 0.02), 1.0)
-                                 * (1.0 - mdwn[i])
-                                 - mdwn[i] * min(_idc(drain - v[i]) + _idc(t_net - 10.0 * rtprop),
-                                                 1.0))
+                        drain = bbr2.drain_target(bdp, whi[i])
+                        dmdwn = bbr2.down_mode_change(mdwn[i], crs, t_net, rtprop, v[i], bdp,
+                                                      pcs[lb_p], drain)
                         mdwn[i] = mdwn[i] + dmdwn
-                        ph0 = (1.0 - crs) * _sig(t_net - rtprop, SHARP) * (1.0 - mdwn[i]) * 0.25
-                        ph1 = mdwn[i] * 0.25
-                    xpcg[i] = xbtl[i] * (1.0 + ph0 - ph1)
-                    x_pbw = min(x_ifl, xpcg[i])
-                    x[i] = (1.0 - m_val) * x_pbw + m_val * (v[i] / tau[i])  # eqs. (14)-(15)
+                        ph0, ph1 = bbr2.pulses_published(crs, t_net, rtprop, mdwn[i])
+                    xpcg[i] = bbr.pacing_rate(xbtl[i], ph0, ph1)
+                    x[i] = bbr.rate_published(m_val, w[i], tau_lb, xpcg[i], v[i], tau[i])
                     if c == BBR2:  # eqs. (29)-(30), as the code's §3.1 reading
                         bdp = xbtl[i] * rtprop
                         pc_lb = pcs[lb_p]
-                        grow = (1.0 - crs) * _idc(t_net - rtprop) * _sig(v[i] - whi[i], SMOOTH)
-                        if grow != 0.0:  # 0 x 2^(t/RTprop) is 0: skip the pow in cruise
-                            grow = grow * 2.0 ** (t_net / rtprop)
-                        dwhi = grow - (1.0 - crs) * _idc(pc_lb - 0.02) * 0.3 / dd[i] * whi[i]
-                        whi_new = max(whi[i] + h * dwhi, 1.15 * bdp)
-                        dwlo = ((1.0 - mcrs[i]) * (whi_new - wlo[i]) / h
-                                - crs * _idc(pc_lb - 0.02) * -math.log(0.9) / dd[i] * wlo[i])
+                        whi_new = bbr2.inflight_hi_step(whi[i], crs, t_net, rtprop, v[i], pc_lb,
+                                                        dd[i], bdp, h)
+                        wlo[i] = bbr2.inflight_lo_step(wlo[i], whi_new, mcrs[i], crs, pc_lb,
+                                                       dd[i], h)
                         whi[i] = whi_new
-                        wlo[i] = wlo[i] + h * dwlo
-                        dmcrs = (_idc(-dmdwn - 0.1) * (1.0 - crs)
-                                 - _idc(t_net - t_pbw) * crs) / h
-                        mcrs[i] = mcrs[i] + h * dmcrs
-                    # eq. (9): RTprop
-                    tmin[i] = tmin[i] + h * (-_gamma(tmin[i] - tau_lb))
-                    # eq. (16): period start
-                    tstr[i] = tstr[i] + _idc(t - tstr[i] - t_pbw) * (t - tstr[i])
+                        mcrs[i] = bbr2.cruise_step(mcrs[i], crs, dmdwn, t_net, t_pbw, h)
+                    tmin[i] = bbr.rtprop_step(tmin[i], tau_lb, h)  # eq. (9): RTprop
+                    tstr[i] = bbr.period_start_step(tstr[i], t, t_pbw)  # eq. (16): period start
                     mprts[ks, i] = mprt[i]
                     tprts[ks, i] = tprt[i]
                     xmaxs[kt, i] = xmax[i]

@@ -70,7 +70,6 @@ when a cut comes below the previous one) and TCP-friendly region are left out, a
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -80,7 +79,10 @@ from numba import njit
 
 from ..analysis.fairness import jain
 from ..core.params import ParameterError, invalid
-from . import cubic, network, published
+from . import bbr, bbr1, bbr2, cubic, kernel_cache, network, published
+from .smooth import sigmoid
+
+kernel_cache.forget_stale_kernels()  # before the kernels' cache is read
 
 CCAS = {"reno": 0, "cubic": 1, "bbr1": 2, "bbr2": 3}
 READINGS = ("printed", "published")
@@ -223,18 +225,6 @@ def dumbbell(ccas: list[str], *, capacity_bps: float, rtt_s: float | list[float]
 
 
 @njit(cache=True)
-def _sigmoid(v, k):
-    z = math.exp(-abs(k * v))
-    return 1.0 / (1.0 + z) if v >= 0 else z / (1.0 + z)
-
-
-@njit(cache=True)
-def _step(v):
-    """σ with K -> ∞, for the discrete update rules (modes, timers, resets)."""
-    return 1.0 if v >= 0.0 else 0.0
-
-
-@njit(cache=True)
 def _behind(slot, d, ring):
     """The ring slot ``d`` steps before ``slot`` (0 <= d < ring)."""
     back = slot - d
@@ -301,23 +291,17 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
             else:
                 w_bar = x_btl[i] * tau_min[i]  # estimated BDP
                 if cca[i] == 2:  # BBRv1: pulses (eqs. 21-22), cwnd (eq. 23)
-                    phi = i % 6
-                    in_up = _step(t_pbw[i] - phi * tau_min[i]) * _step(
-                        (phi + 1) * tau_min[i] - t_pbw[i] - 1e-12)
-                    in_down = _step(t_pbw[i] - (phi + 1) * tau_min[i]) * _step(
-                        (phi + 2) * tau_min[i] - t_pbw[i] - 1e-12)
-                    x_pcg[i] = x_btl[i] * (1.0 + 0.25 * in_up - 0.25 * in_down)
-                    w_pbw = 2.0 * w_bar
-                    w_prt = 4.0
-                else:  # BBRv2: probe/down/cruise pacing (eq. 25), bounds (eq. 31-32)
-                    probing = _step(t_pbw[i] - tau_min[i]) * (1.0 - m_dwn[i]) * (1.0 - m_crs[i])
-                    x_pcg[i] = x_btl[i] * (1.0 + 0.25 * probing - 0.25 * m_dwn[i])
-                    bound = (1.0 - m_crs[i]) * w_hi[i] + m_crs[i] * w_lo[i]
-                    w_pbw = min(2.0 * w_bar, bound)
-                    w_prt = w_bar / 2.0
-                x_pbw = min(w_pbw / tau[i], x_pcg[i])  # eq. (15)
-                x[i] = m_prt[i] * w_prt / tau[i] + (1.0 - m_prt[i]) * x_pbw  # eq. (14)
-                w[i] = m_prt[i] * w_prt + (1.0 - m_prt[i]) * w_pbw
+                    x_pcg[i] = bbr1.pacing_rate(x_btl[i], t_pbw[i], tau_min[i], i % 6)
+                    w_pbw = bbr1.probe_bw_window(w_bar)
+                    w_prt = bbr1.PROBE_RTT_WINDOW
+                else:  # BBRv2: probe/down/cruise pacing (eq. 25), windows (eqs. 31-32)
+                    x_pcg[i] = bbr2.pacing_rate(x_btl[i], t_pbw[i], tau_min[i], m_dwn[i],
+                                                m_crs[i])
+                    w_pbw = bbr2.probe_bw_window(w_bar, w_hi[i], w_lo[i], m_crs[i])
+                    w_prt = bbr2.probe_rtt_window(w_bar)
+                x_pbw = bbr.probe_bw_rate(w_pbw, tau[i], x_pcg[i])  # eq. (15)
+                x[i] = bbr.rate(m_prt[i], w_prt, x_pbw, tau[i])  # eq. (14)
+                w[i] = bbr.window(m_prt[i], w_prt, w_pbw)
             x_hist[slot, i] = x[i]
         y = 0.0
         for i in range(n):
@@ -326,7 +310,7 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
             fill = q / buffer
             fill = 0.0 if fill < 0.0 else (1.0 if fill > 1.0 else fill)
             excess = 1.0 - capacity / y if y > capacity else 0.0
-            p = _sigmoid(y - capacity, k) * excess * fill ** l_exp  # eq. (4)
+            p = sigmoid(y - capacity, k) * excess * fill ** l_exp  # eq. (4)
         else:
             p = q / buffer  # eq. (6)
         dq = (1.0 - p) * y - capacity  # eq. (2)
@@ -370,77 +354,40 @@ def _integrate(cca, df_steps, db_steps, dp_s, capacity, buffer, aqm, k, l_exp, h
                     s[i] = 0.0
             else:
                 # delivery rate (eq. 17): this flow's part of what the link delivered
-                y_then = y_hist[at_link]
-                if y_then > 0.0:
-                    deliv = capacity if q_hist[at_link] > 0.0 else min(y_then, capacity)
-                    x_dlv = x_ack / y_then * deliv
-                else:
-                    x_dlv = 0.0
+                x_dlv = bbr.delivery_rate(x_ack, y_hist[at_link], q_hist[at_link], capacity)
                 rtt = tau[i]
-                # RTprop (eq. 9, as an update rule: min filter with smooth ReLU)
-                tau_min[i] -= max(tau_min[i] - rtt, 0.0)
-                # ProbeRTT mode and timer (eqs. 11-13): flip when the timer expires; a new
-                # RTprop sample restarts the ProbeBW timer
-                period = 0.2 if m_prt[i] > 0.5 else 10.0
-                if expiry and m_prt[i] > 0.5:  # Linux: max(200 ms, 1 round) once drained
-                    period = max(0.2, prt_round[i])
-                if expiry and m_prt[i] > 0.5 and hold[i] > 0.0:
-                    hold[i] -= h  # Linux counts the 200 ms once what was in flight is out
-                    if hold[i] <= 0.0:
-                        prt_round[i] = rtt
-                else:
-                    t_prt[i] += h
-                if t_prt[i] >= period:
-                    m_prt[i] = 1.0 - m_prt[i]
-                    t_prt[i] = 0.0
-                    if expiry and m_prt[i] > 0.5:  # Linux: an expired filter takes the
-                        tau_min[i] = rtt           # next sample, even a larger one
-                        hold[i] = rtt  # what was in flight at entry is acked one RTT on
-                elif m_prt[i] < 0.5 and rtt < tau_min[i] - 1e-12:
-                    t_prt[i] = 0.0
+                tau_min[i] = bbr.rtprop_update(tau_min[i], rtt)  # eq. (9)
+                # ProbeRTT mode and timer (eqs. 11-13)
+                m_prt[i], t_prt[i], hold[i], prt_round[i], tau_min[i] = bbr.probe_rtt_update(
+                    m_prt[i], t_prt[i], hold[i], prt_round[i], tau_min[i], rtt, h, expiry)
                 # ProbeBW period (eq. 16 and eq. 20 / eq. 24)
                 if cca[i] == 2:
-                    t_period = 8.0 * tau_min[i]
+                    t_period = bbr1.period(tau_min[i])
                 else:
-                    t_period = min(63.0 * tau_min[i], 2.0 + (i + 1.0) / n)
+                    t_period = bbr2.period(tau_min[i], i, n)
                 t_pbw[i] += h
-                # max delivery rate of the period (eq. 18): reset in its first 10 ms
-                if t_pbw[i] < 0.01:
-                    x_max[i] = 0.0
-                else:
-                    x_max[i] += max(x_dlv - x_max[i], 0.0)
-                if cca[i] == 2:
-                    if t_pbw[i] >= t_period - 0.01:  # eq. (20): adopt the max at period end
-                        x_btl[i] = x_max[i]
+                x_max[i] = bbr.max_filter_update(x_max[i], x_dlv, t_pbw[i])  # eq. (18)
+                if cca[i] == 2:  # eq. (20): adopt the max at period end
+                    x_btl[i] = bbr1.bottleneck_update(x_btl[i], x_max[i], t_pbw[i], t_period)
                 else:
                     w_bar = x_btl[i] * tau_min[i]
-                    w_minus = min(w_bar, 0.85 * w_hi[i])
-                    # eq. (26)/(27): down when inflight or loss says so, cruise once drained
-                    if m_dwn[i] < 0.5 and m_crs[i] < 0.5 and t_pbw[i] >= tau_min[i] and (
-                            v[i] >= 1.25 * w_bar or p_ack >= 0.02):
-                        m_dwn[i] = 1.0
-                    elif m_dwn[i] > 0.5 and v[i] <= w_minus:
-                        m_dwn[i] = 0.0
-                        m_crs[i] = 1.0
-                    if m_dwn[i] > 0.5:  # eq. (28): max over this and the previous period
-                        x_btl[i] = max(x_max[i], x_max_prev[i])
-                    # eq. (29): inflight_hi grows while it binds and no excessive loss
-                    grow = (1.0 - m_crs[i]) * _step(t_pbw[i] - tau_min[i]) * _sigmoid(
-                        v[i] - w_hi[i], k_win) * 2.0 ** min(t_pbw[i] / tau_min[i], 60.0)
-                    cut = _step(p_ack - 0.02) * 0.3 / tau_min[i] * w_hi[i]
-                    w_hi[i] += h * (grow - cut)
-                    # eq. (30): inflight_lo follows w- outside cruise, cut by loss inside
-                    lossy = 1.0 if p_ack > 0.0 else 0.0
-                    w_lo[i] += h * ((1.0 - m_crs[i]) * (w_minus - w_lo[i])
-                                    - m_crs[i] * lossy * 0.3 * w_lo[i] / tau_min[i])
-                if t_pbw[i] >= t_period:
-                    t_pbw[i] = 0.0
+                    w_minus = bbr2.drain_target(w_bar, w_hi[i])
+                    # eqs. (26)-(27): down when inflight or loss says so, cruise once drained
+                    m_dwn[i], m_crs[i] = bbr2.modes_update(m_dwn[i], m_crs[i], t_pbw[i],
+                                                           tau_min[i], v[i], w_bar, w_minus,
+                                                           p_ack)
+                    # eq. (28): max over this and the previous period
+                    x_btl[i] = bbr2.bottleneck_update(x_btl[i], x_max[i], x_max_prev[i],
+                                                      m_dwn[i])
+                    w_hi[i] += h * bbr2.inflight_hi_derivative(  # eq. (29)
+                        w_hi[i], v[i], t_pbw[i], tau_min[i], m_crs[i], p_ack, k_win)
+                    w_lo[i] += h * bbr2.inflight_lo_derivative(  # eq. (30)
+                        w_lo[i], w_minus, m_crs[i], p_ack, tau_min[i])
+                t_pbw[i], restarted = bbr.period_restart(t_pbw[i], t_period)
+                if restarted:
                     x_max_prev[i] = x_max[i]
                     m_crs[i] = 0.0  # eq. (27): a new probing period ends cruising
-                # inflight (eq. 19)
-                v[i] += h * (x[i] - x_dlv)
-                if v[i] < 0.0:
-                    v[i] = 0.0
+                v[i] = bbr.inflight_update(v[i], x[i], x_dlv, h)  # eq. (19)
         q += h * dq
         if q < 0.0:
             q = 0.0

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..closed_form import mishra
+from ..closed_form import mishra, ware
 
 
 def spread(per_run: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
@@ -71,6 +71,25 @@ def model_at(model: pd.DataFrame, points: pd.DataFrame, on: list[str],
         raise ValueError(f"model has {int(dup.sum())} duplicate row(s) for the settings {on}; "
                          "one value per setting is needed")
     return points[on].merge(model[[*on, value]], on=on, how="left")[value].to_numpy(dtype=float)
+
+
+def two_flow_predictions(points: pd.DataFrame, fluid: pd.DataFrame, models: Sequence[str], *,
+                         capacity_bps: float, rtt_s: float, duration_s: float,
+                         packet_bytes: int) -> dict[str, np.ndarray]:
+    """BBR's share against one CUBIC flow, as each model predicts it at the measured points
+    (``points``' ``buffer_bdp``) of one capacity and RTT: Mishra et al.'s closed form (eqs.
+    5-20; NaN at or below 1 BDP, outside its domain), Ware et al.'s (eq. 2; NaN where it
+    leaves [0, 1]) and each fluid-model version of ``models`` (``fluid``'s rows of that
+    ``model`` at the same buffers; NaN where it was not run). The arrays
+    :func:`error_by_range` takes, in that order."""
+    b = points["buffer_bdp"].to_numpy(dtype=float)
+    closed = np.full(b.shape, np.nan)
+    closed[b > 1] = mishra.bbr_share(b[b > 1])
+    baseline = ware.bbr_share(b, capacity_bps=capacity_bps, rtt_s=rtt_s, duration_s=duration_s,
+                              packet_bytes=packet_bytes, outside="nan")
+    return {"Mishra et al.": closed, "Ware et al.": baseline,
+            **{name: model_at(fluid[fluid.model == name], points, ["buffer_bdp"], "bbr_share")
+               for name in models}}
 
 
 def inside_multi_flow_band(buffer_bdp: Sequence[float], flows_per_cca: Sequence[int],

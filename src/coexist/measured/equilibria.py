@@ -151,6 +151,46 @@ def equilibrium_firmness(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) 
                            each_run=pd.Series(each, index=observed.index, dtype=object))
 
 
+#: how firm a measured equilibrium is (:func:`firmness_labels`), in the words a figure shows
+FIRMNESS = ("holds in each run alone", "holds on the mean of the runs only",
+            "a mix the test reads was measured once")
+
+#: the columns that make a measured setting
+SETTING = ["capacity_bps", "rtt_s", "buffer_bdp"]
+
+
+def firmness_labels(observed: pd.DataFrame) -> list[str | None]:
+    """Each row of :func:`equilibrium_firmness` in words (:data:`FIRMNESS`): every run alone
+    passes the deviation test, only the mean of the runs does, or a mix the test reads was
+    measured once; None for a setting still missing mixes."""
+    return [None if n is None else FIRMNESS[2] if e is None else FIRMNESS[0] if e else
+            FIRMNESS[1]
+            for n, e in zip(observed["runs_per_mix"], observed["each_run"], strict=True)]
+
+
+def campaigns_by_setting(per_run: pd.DataFrame) -> pd.DataFrame:
+    """The campaigns each setting's runs come from (``measured_in``, joined with " + ")."""
+    return (per_run.groupby(SETTING)["campaign"].agg(lambda s: " + ".join(sorted(set(s))))
+            .rename("measured_in").reset_index())
+
+
+def moved_by_repeats(per_run: pd.DataFrame, observed: pd.DataFrame, settings: pd.DataFrame,
+                     n_flows: int, tol: float = 0.0) -> list[str]:
+    """The settings (of ``settings``, whose mixes were measured more than once) whose
+    equilibria from each mix's first run alone differ from those of all its runs
+    (``observed``), one line each: how far a single run per mix can be trusted."""
+    first = observed_equilibria(run_order(per_run).query("draw == 0"), n_flows, tol)
+    moved = []
+    for key, g in settings.merge(observed, on=SETTING).groupby(SETTING):
+        f = first.merge(g[SETTING].drop_duplicates(), on=SETTING)
+        before = [int(v) for v in f["equilibrium_bbr_flows"].dropna()]
+        after = [int(v) for v in g["equilibrium_bbr_flows"].dropna()]
+        if before != after:
+            moved.append(f"{key[0] / 1e6:g} Mbit/s, {key[1] * 1e3:g} ms, {key[2]:g} BDP: "
+                         f"first runs {before}, all runs {after}")
+    return moved
+
+
 def observed_equilibria(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.DataFrame:
     """Empirical Nash equilibria per (capacity, RTT, buffer) from measured mixes.
 
@@ -330,4 +370,63 @@ def distance_to_nearest(observed: pd.DataFrame, found: pd.DataFrame, *, on: Sequ
             f = found.loc[here & (found[group] == g).to_numpy(), found_value].to_numpy(dtype=float)
             if len(f):
                 out.loc[idx, g] = float(np.min(np.abs(f - float(row[observed_value]))))
+    return out
+
+
+def region_in_whole_flows(buffer_bdp: float, n_flows: int) -> tuple[float, float] | None:
+    """The closed form's predicted equilibrium region (Mishra et al. eq. 25) at one buffer,
+    in whole BBR flows of ``n_flows``: (fewest, most). None at or below 1 BDP, where the
+    closed form makes no prediction."""
+    if not buffer_bdp > 1:
+        return None
+    region = nash.predicted_region(np.array([buffer_bdp]), n_flows)
+    lo, hi = (w[0] for w in nash.whole_flows(region))
+    return lo, hi
+
+
+def distance_to_region(bbr_flows: float, region: tuple[float, float] | None) -> float:
+    """How many flows an equilibrium lies outside a region (0 inside it); NaN without a
+    region."""
+    if region is None:
+        return np.nan
+    lo, hi = region
+    return float(max(lo - bbr_flows, bbr_flows - hi, 0))
+
+
+def nearest_equilibrium_distances(observed: pd.DataFrame, found: pd.DataFrame, n_flows: int,
+                                  variants: Sequence[str]) -> pd.DataFrame:
+    """Each observed equilibrium (``observed``: ``rtt_ms``, ``buffer_bdp``,
+    ``equilibrium_bbr_flows``) beside its distance in flows to the nearest equilibrium of each
+    model variant at the same setting (``found``: ``variant``, ``rtt_ms``, ``buffer_bdp``,
+    ``bbr_flows``; NaN where the variant has none) and to the closed form's region (NaN at or
+    below 1 BDP). A model that lists several equilibria counts its nearest, so a wide set is
+    near more points."""
+    rows = []
+    for r in observed.itertuples():
+        row = {"rtt_ms": r.rtt_ms, "buffer_bdp": r.buffer_bdp,
+               "measured": r.equilibrium_bbr_flows}
+        for v in variants:
+            f = found[(found.variant == v) & np.isclose(found.rtt_ms, r.rtt_ms)
+                      & np.isclose(found.buffer_bdp, r.buffer_bdp)].bbr_flows
+            row[v] = float(np.min(np.abs(f - r.equilibrium_bbr_flows))) if len(f) else np.nan
+        row["to closed form"] = distance_to_region(
+            r.equilibrium_bbr_flows, region_in_whole_flows(r.buffer_bdp, n_flows))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["rtt_ms", "buffer_bdp", "measured", *variants,
+                                       "to closed form"])
+
+
+def compare_sets(found: pd.DataFrame, first: str, second: str, *, by: Sequence[str],
+                 group: str = "variant", value: str = "bbr_flows") -> dict[str, int]:
+    """Compare two models' equilibrium sets setting by setting (the ``by`` columns): in how
+    many settings all of ``second``'s equilibria lie below all of ``first``'s ("fewer"),
+    all above them ("more"), or the two sets overlap ("overlap"), out of the settings where
+    both have one ("both")."""
+    out = {"fewer": 0, "more": 0, "overlap": 0, "both": 0}
+    for _, g in found.groupby(list(by)):
+        a, b = g[g[group] == first][value], g[g[group] == second][value]
+        if a.empty or b.empty:
+            continue
+        out["both"] += 1
+        out["fewer" if b.max() < a.min() else "more" if b.min() > a.max() else "overlap"] += 1
     return out

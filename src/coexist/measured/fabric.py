@@ -214,3 +214,33 @@ def equilibria(table: pd.DataFrame, tol: float = 0.0) -> pd.DataFrame:
     with NaN and its mix count."""
     return nash.table_equilibria(table, ["capacity_mbps", "rtt_ms", "buffer_bdp"], N_FLOWS,
                                  tol)
+
+
+def placement(buffer_bdp: float, bbr_flows: float, n_flows: int) -> tuple[str, bool]:
+    """Where an equilibrium of ``n_flows`` flows falls against the closed form's region for
+    that many flows, widened to whole flows (Mishra et al. eq. 25): "inside", "above" or
+    "below" it, or "no prediction (≤ 1 BDP)"; and whether it lies within one flow of it."""
+    from .equilibria import region_in_whole_flows
+
+    region = region_in_whole_flows(buffer_bdp, int(n_flows))
+    if region is None:
+        return "no prediction (≤ 1 BDP)", False
+    lo, hi = region
+    where = "inside" if lo <= bbr_flows <= hi else ("above" if bbr_flows > hi else "below")
+    return where, bool(lo - 1 <= bbr_flows <= hi + 1)
+
+
+def fraction_gaps(points: pd.DataFrame, ours: str, theirs: str,
+                  key: tuple[str, ...] = ("capacity_mbps", "rtt_ms", "buffer_bdp")
+                  ) -> pd.DataFrame:
+    """The settings (``key``) where both sources (``points``' ``source``) found an
+    equilibrium: each source's equilibria as fractions of its flows (lists, in order), and
+    ``gap``, ours minus theirs for the closest pair (a negative gap: fewer BBR flows here)."""
+    mine = points[points.source == ours].groupby(list(key)).fraction.apply(list)
+    other = points[points.source == theirs].groupby(list(key)).fraction.apply(list)
+    rows = []
+    for k in other.index.intersection(mine.index):
+        gap = min((a - b for a in mine[k] for b in other[k]), key=abs)
+        rows.append({**dict(zip(key, k, strict=True)), "ours": mine[k], "theirs": other[k],
+                     "gap": gap})
+    return pd.DataFrame(rows, columns=[*key, "ours", "theirs", "gap"])

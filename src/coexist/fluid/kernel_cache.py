@@ -1,0 +1,67 @@
+"""Keeps Numba's on-disk cache of the two kernels true to the equations they inline.
+
+Numba caches a compiled function beside its source (``__pycache__``, or under
+``NUMBA_CACHE_DIR``) and reuses it while that one file is unchanged: its caching notes
+list, as a known limitation, that a change to a function defined in another file does not
+invalidate the cache, and they clear a cache by removing its files. The kernels of
+:mod:`.published` and :mod:`.solve` inline every equation of :mod:`.bbr`, :mod:`.bbr1`,
+:mod:`.bbr2` and :mod:`.smooth`, so an edited equation would otherwise be ignored by a
+cached kernel, and its runs stored under the new code's key. :func:`forget_stale_kernels`
+runs when those modules are imported: it hashes the inlined modules' source and, if the
+hash differs from the one recorded at the last compile, deletes the kernels' cache files,
+so that they are compiled again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+#: the modules the kernels inline
+INLINED = ("bbr.py", "bbr1.py", "bbr2.py", "smooth.py")
+#: the cache files' prefixes: Numba names them ``<module>.<function>-<line>.py<ver>.nb?``
+KERNELS = ("published.integrate-", "solve._integrate-")
+
+
+def inlined_digest() -> str:
+    """sha256 of the inlined modules' source, in order."""
+    h = hashlib.sha256()
+    for name in INLINED:
+        h.update(name.encode() + b"\0" + (HERE / name).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def cache_dirs() -> list[Path]:
+    """Where Numba keeps this package's cache: ``__pycache__`` beside the source, and the
+    mirror of that directory under ``NUMBA_CACHE_DIR`` when it is set."""
+    dirs = [HERE / "__pycache__"]
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    if root:
+        dirs += [p for p in Path(root).rglob("__pycache__") if p.parent.name == HERE.name]
+        dirs += [p for p in Path(root).rglob(HERE.name) if p.is_dir()]
+    return [d for d in dirs if d.is_dir()]
+
+
+def forget_stale_kernels() -> list[Path]:
+    """Delete the kernels' cache files where they were compiled from other inlined
+    equations than these; return what was deleted."""
+    digest = inlined_digest()
+    removed = []
+    for d in cache_dirs():
+        stamp = d / "coexist-inlined.sha256"
+        try:
+            if stamp.read_text() == digest:
+                continue
+        except OSError:
+            pass
+        for p in d.iterdir():
+            if p.name.startswith(KERNELS) and p.suffix in (".nbi", ".nbc"):
+                p.unlink(missing_ok=True)
+                removed.append(p)
+        try:
+            stamp.write_text(digest)
+        except OSError:
+            pass
+    return removed

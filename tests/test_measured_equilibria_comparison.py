@@ -1,0 +1,127 @@
+"""Comparing equilibrium sets: measured against the fluid model and the closed form
+(M-F11), BBRv1's against BBRv2's."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from coexist.closed_form import nash
+from coexist.measured import equilibria
+
+
+def test_the_closed_form_region_in_whole_flows_and_none_at_or_below_one_bdp():
+    assert equilibria.region_in_whole_flows(1.0, 10) is None
+    assert equilibria.region_in_whole_flows(0.5, 10) is None
+    lo, hi = equilibria.region_in_whole_flows(5.0, 10)
+    region = nash.predicted_region(np.array([5.0]), 10)
+    assert 0 <= lo <= hi <= 10
+    # whole flows around the eq. (25) band: no further than one flow from its edges
+    assert region["bbr_flows_sync"][0] - 1 <= lo <= region["bbr_flows_sync"][0] + 1
+    assert region["bbr_flows_desync"][0] - 1 <= hi <= region["bbr_flows_desync"][0] + 1
+
+
+@pytest.mark.parametrize("flows, expected", [(2, 1.0), (3, 0.0), (5, 0.0), (6, 0.0),
+                                             (8, 2.0)])
+def test_distance_to_a_region_is_zero_inside_and_counts_flows_outside(flows, expected):
+    assert equilibria.distance_to_region(flows, (3, 6)) == expected
+
+
+def test_distance_to_no_region_is_nan():
+    assert math.isnan(equilibria.distance_to_region(4, None))
+
+
+FOUND = pd.DataFrame({
+    "variant": ["a", "a", "b", "b", "a", "b"],
+    "rtt_ms": [40.0, 40.0, 40.0, 40.0, 5.0, 5.0],
+    "buffer_bdp": [2.0, 2.0, 2.0, 2.0, 2.0, 2.0],
+    "bbr_flows": [1, 6, 4, 5, 3, 7],
+})
+
+
+def test_nearest_equilibrium_distances_read_each_variant_at_the_same_setting():
+    observed = pd.DataFrame({"rtt_ms": [40.0, 5.0, 40.0], "buffer_bdp": [2.0, 2.0, 0.5],
+                             "equilibrium_bbr_flows": [2.0, 3.0, 4.0]})
+    d = equilibria.nearest_equilibrium_distances(observed, FOUND, 10, ["a", "b"])
+    assert list(d.columns) == ["rtt_ms", "buffer_bdp", "measured", "a", "b", "to closed form"]
+    assert d["a"].tolist()[:2] == [1.0, 0.0]          # nearest of {1, 6}; of {3}
+    assert d["b"].tolist()[:2] == [2.0, 4.0]          # nearest of {4, 5}; of {7}
+    assert math.isnan(d["a"][2]) and math.isnan(d["to closed form"][2])  # none at 0.5 BDP
+    region = equilibria.region_in_whole_flows(2.0, 10)
+    assert d["to closed form"][0] == equilibria.distance_to_region(2.0, region)
+
+
+def test_nearest_equilibrium_distances_of_no_observation_is_an_empty_table():
+    empty = pd.DataFrame(columns=["rtt_ms", "buffer_bdp", "equilibrium_bbr_flows"])
+    d = equilibria.nearest_equilibrium_distances(empty, FOUND, 10, ["a"])
+    assert d.empty and list(d.columns) == ["rtt_ms", "buffer_bdp", "measured", "a",
+                                           "to closed form"]
+
+
+def test_compare_sets_counts_below_above_and_overlapping_settings():
+    found = pd.concat([FOUND, pd.DataFrame({"variant": ["a", "b", "a"],
+                                            "rtt_ms": [80.0, 80.0, 10.0],
+                                            "buffer_bdp": [2.0, 2.0, 2.0],
+                                            "bbr_flows": [5, 2, 1]})])
+    # 40 ms: b's {4, 5} within a's {1, 6}: overlap; 5 ms: {7} above {3}; 80 ms: {2} below {5};
+    # 10 ms: only a has one
+    assert equilibria.compare_sets(found, "a", "b", by=["rtt_ms", "buffer_bdp"]) == {
+        "fewer": 1, "more": 1, "overlap": 1, "both": 3}
+
+
+def test_firmness_in_words():
+    observed = pd.DataFrame({"runs_per_mix": [None, 1, 2, 3],
+                             "each_run": [None, None, True, False]}, dtype=object)
+    assert equilibria.firmness_labels(observed) == [None, equilibria.FIRMNESS[2],
+                                                    equilibria.FIRMNESS[0],
+                                                    equilibria.FIRMNESS[1]]
+
+
+def test_campaigns_by_setting_joins_each_settings_campaigns_once():
+    per_run = pd.DataFrame({"capacity_bps": [1e7] * 3 + [5e7], "rtt_s": [0.04] * 4,
+                            "buffer_bdp": [2.0] * 4,
+                            "campaign": ["mix_sweep", "equilibrium", "mix_sweep", "equilibrium"]})
+    got = equilibria.campaigns_by_setting(per_run)
+    assert got["measured_in"].tolist() == ["equilibrium + mix_sweep", "equilibrium"]
+
+
+def test_moved_by_repeats_compares_first_runs_with_all_runs():
+    """On the bundled runs: with only each mix's first run kept, nothing can move; with all
+    runs, every line reported names a setting whose first-run equilibria differ."""
+    from coexist.measured import runs as measured
+
+    runs = measured.mix_runs(10)
+    settings = runs[equilibria.SETTING].drop_duplicates()
+    first_only = equilibria.run_order(runs).query("draw == 0").drop(columns="draw")
+    observed_first = equilibria.observed_equilibria(first_only, 10)
+    assert equilibria.moved_by_repeats(first_only, observed_first, settings, 10) == []
+    observed = equilibria.observed_equilibria(runs, 10)
+    for line in equilibria.moved_by_repeats(runs, observed, settings, 10):
+        before, after = line.split("first runs ")[1].split(", all runs ")
+        assert before != after
+
+
+def test_placement_against_the_whole_flow_region_and_within_one_flow():
+    from coexist.measured import fabric
+
+    lo, hi = equilibria.region_in_whole_flows(5.0, 50)
+    assert fabric.placement(5.0, lo, 50) == ("inside", True)
+    assert fabric.placement(5.0, hi + 1, 50) == ("above", True)
+    assert fabric.placement(5.0, hi + 2, 50) == ("above", False)
+    if lo >= 2:
+        assert fabric.placement(5.0, lo - 2, 50) == ("below", False)
+    assert fabric.placement(1.0, 3, 50) == ("no prediction (≤ 1 BDP)", False)
+
+
+def test_fraction_gaps_take_the_closest_pair_at_settings_both_sources_have():
+    from coexist.measured import fabric
+
+    points = pd.DataFrame({
+        "source": ["us", "us", "them", "them", "them"],
+        "capacity_mbps": [10.0] * 5, "rtt_ms": [40.0, 40.0, 40.0, 40.0, 80.0],
+        "buffer_bdp": [2.0] * 5, "fraction": [0.1, 0.5, 0.3, 0.44, 0.2]})
+    gaps = fabric.fraction_gaps(points, "us", "them")
+    assert len(gaps) == 1                                  # 80 ms: only theirs
+    assert gaps["ours"][0] == [0.1, 0.5] and gaps["theirs"][0] == [0.3, 0.44]
+    assert gaps["gap"][0] == pytest.approx(0.06)            # 0.5 - 0.44, the closest pair
