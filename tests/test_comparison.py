@@ -69,3 +69,39 @@ def test_two_flow_predictions_per_model_at_the_measured_buffers():
         np.array([0.5, 2.0, 10.0]), outside="nan", **kw))
     np.testing.assert_array_equal(got["a"], [0.6, 0.4, np.nan])
     np.testing.assert_array_equal(got["b"], [np.nan, np.nan, 0.1])
+
+
+def test_holds_from_the_smallest_buffer_after_which_it_always_holds():
+    b = np.array([30.0, 2.0, 10.0, 5.0])
+    assert comparison.holds_from(b, np.array([True, False, True, True])) == 5.0
+    assert comparison.holds_from(b, np.array([False, True, True, True])) is None
+    assert comparison.holds_from(b, np.array([True, True, True, True])) == 2.0
+
+
+def test_span_in_band():
+    t = pd.DataFrame({"v": [0.1, 0.2, 0.4, None]}, index=[1.0, 5.0, 20.0, 30.0])
+    assert comparison.span_in_band(t, "v", 0, 10) == "0.10–0.20"
+    assert comparison.span_in_band(t, "v", 15, 50, scale=100.0, fmt="{:.0f}") == "40"
+    assert comparison.span_in_band(t, "v", 100, 1e9) == "–"
+
+
+def test_multi_flow_predictions_per_model_at_the_measured_buffers():
+    from coexist.closed_form import mishra, ware
+
+    points = pd.DataFrame({"buffer_bdp": [1.0, 5.0]})
+    fluid = pd.DataFrame({"series": ["f"] * 4 + ["g"] * 2, "flows_per_cca": [5] * 6,
+                          "cca": ["BBR", "CUBIC"] * 3, "buffer_bdp": [1.0, 1.0, 5.0, 5.0,
+                                                                      5.0, 5.0],
+                          "per_flow_mbps": [6.0, 4.0, 3.0, 7.0, 1.0, 9.0]})
+    kw = dict(capacity_bps=100e6, rtt_s=0.04, duration_s=120.0, packet_bytes=1500)
+    got = comparison.multi_flow_predictions(points, 5, fluid, ["f", "g"], **kw)
+    assert list(got) == ["Mishra et al. (sync)", "Mishra et al. (desync)", "Ware et al.",
+                         "f", "g"]
+    for bound, sync in (("sync", True), ("desync", False)):
+        assert np.isnan(got[f"Mishra et al. ({bound})"][0])
+        assert got[f"Mishra et al. ({bound})"][1] == mishra.aggregate_bbr_share(
+            np.array([5.0]), 5, 5, synchronised=sync)[0]
+    np.testing.assert_allclose(got["Ware et al."], 5 * ware.per_flow_bbr_bps(
+        np.array([1.0, 5.0]), n_bbr=5, outside="nan", **kw) / 100e6)
+    np.testing.assert_allclose(got["f"], [0.6, 0.3])       # BBR per flow over the sum
+    np.testing.assert_allclose(got["g"], [np.nan, 0.1])

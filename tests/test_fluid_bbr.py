@@ -148,6 +148,9 @@ def test_eq_18_published_max_filter():
     # in the period's first 10 ms it decays at 1/ms; in ProbeRTT it holds
     assert (bbr.max_filter_step(1.0, 0.8, 1.0, 0.0, H) - 1.0) / H == pytest.approx(-1.0)
     assert bbr.max_filter_step(1.0, 1.2, 50.0, 1.0, H) == 1.0
+    # at 10 ms the reset is half on: 5 Γ(0.2) - σ(0) x_max
+    d = (bbr.max_filter_step(1.0, 1.2, 10.0, 0.0, H) - 1.0) / H
+    assert d == pytest.approx(5.0 * 0.2 / (1.0 + math.exp(-100.0)) - 0.5)
 
 
 def test_eq_19_published_inflight():
@@ -194,6 +197,9 @@ def test_eqs_20_23_bbr1_published():
     assert (bbr1.bottleneck_step(0.9, 1.0, 315.0, 320.0, 0.0, H) - 0.9) / H == \
         pytest.approx(0.1)
     assert bbr1.bottleneck_step(0.9, 1.0, 200.0, 320.0, 0.0, H) == 0.9
+    # 10 ms before the period's end the σ is half on
+    assert (bbr1.bottleneck_step(0.9, 1.0, 310.0, 320.0, 0.0, H) - 0.9) / H == \
+        pytest.approx(0.05)
     assert bbr1.bottleneck_step(0.9, 1.0, 315.0, 320.0, 1.0, H) == 0.9
 
 
@@ -269,8 +275,9 @@ def test_eq_29_bbr2_inflight_hi_grows_while_it_binds_and_falls_under_loss():
     cut = bbr2.inflight_hi_derivative(50.0, 10.0, 3 * tau_min, tau_min, 1.0, 0.05, 1.0)
     assert cut == pytest.approx(-0.3 / tau_min * 50.0)
     # published: the same, per ms, with a floor at 1.15 estimated BDPs
-    step = bbr2.inflight_hi_step(50.0, 0.0, 120.0, 40.0, 60.0, 0.0, 40.0, 20.0, H)
-    assert (step - 50.0) / H == pytest.approx(smooth.sig(10.0, smooth.SMOOTH) * 2.0 ** 3)
+    # σ of sharpness 5 where it is not saturated (inflight 0.2 packets above the bound)
+    step = bbr2.inflight_hi_step(50.0, 0.0, 120.0, 40.0, 50.2, 0.0, 40.0, 20.0, H)
+    assert (step - 50.0) / H == pytest.approx(2.0 ** 3 / (1.0 + math.exp(-1.0)))
     assert bbr2.inflight_hi_step(50.0, 0.0, 120.0, 40.0, 10.0, 0.05, 40.0, 60.0, H) == 69.0
 
 
@@ -286,7 +293,9 @@ def test_eq_30_bbr2_inflight_lo():
 
 def test_eqs_25_27_bbr2_published_down_and_cruise_modes():
     bdp, drain = 20.0, 17.0
-    assert bbr2.down_mode_change(0.0, 0.0, 50.0, 40.0, 25.1, bdp, 0.0, drain) == 1.0
+    # the code's threshold is 499/400 BDP (24.95 packets here), just below 5/4
+    assert bbr2.down_mode_change(0.0, 0.0, 50.0, 40.0, 24.97, bdp, 0.0, drain) == 1.0
+    assert bbr2.down_mode_change(0.0, 0.0, 50.0, 40.0, 24.93, bdp, 0.0, drain) == 0.0
     assert bbr2.down_mode_change(0.0, 0.0, 30.0, 40.0, 25.1, bdp, 0.0, drain) == 0.0
     assert bbr2.down_mode_change(0.0, 0.0, 50.0, 40.0, 10.0, bdp, 0.02, drain) == 1.0
     assert bbr2.down_mode_change(1.0, 0.0, 50.0, 40.0, 16.0, bdp, 0.0, drain) == -1.0

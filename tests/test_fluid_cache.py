@@ -104,13 +104,25 @@ def test_docstrings_comments_and_layout_are_not_code(edit, same):
 
 
 def test_a_docstring_after_other_text_on_its_line_and_in_two_parts_is_prose():
-    """Docstrings are found where the syntax tree puts them, in bytes; a line holding
-    non-ASCII text before a string, and a docstring written as two adjacent strings, read
-    the same."""
-    module = 'class A:  pass\ndef f():\n    "Gleichung (9) \u2013 " "zwei"\n    return "\u2013"\n'
-    reworded = module.replace('"zwei"', '"drei"')
+    """Docstrings are found where the syntax tree puts them, in bytes: after a non-ASCII
+    name on the same line (a character column would miss it), and written as two adjacent
+    strings, they read as prose."""
+    module = 'class Ä: "Gleichung (9)"\ndef f():\n    "zwei " "Teile"\n    return "–"\n'
+    reworded = module.replace('"Gleichung (9)"', '"Eq. (9)"').replace('"Teile"', '"parts"')
     assert cache.code_of(module) == cache.code_of(reworded)
-    assert "\u2013" in cache.code_of(module)     # the returned string is code
+    assert "–" in cache.code_of(module)     # the returned string is code
+    assert "Gleichung" not in cache.code_of(module)
+
+
+@pytest.mark.parametrize("one, other", [
+    ('def f(): "d"\nx = 1\n', "def f(): x = 1\n"),
+    ('class C: "d"\nX = 1\n', "class C: X = 1\n"),
+])
+def test_a_docstring_on_its_headers_line_keeps_the_statement_boundary(one, other):
+    """A docstring on the line of its ``def`` or ``class`` is dropped, but not the end of
+    the statement after it: a module-level name is not read as a local one."""
+    assert cache.code_of(one) != cache.code_of(other)
+    assert cache.code_of(one) == cache.code_of(one.replace('"d"', '"other words"'))
 
 
 def test_a_split_f_string_reads_as_the_one_string_python_3_11_sees(monkeypatch):

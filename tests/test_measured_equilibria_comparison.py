@@ -88,40 +88,28 @@ def test_campaigns_by_setting_joins_each_settings_campaigns_once():
 
 def test_moved_by_repeats_compares_first_runs_with_all_runs():
     """On the bundled runs: with only each mix's first run kept, nothing can move; with all
-    runs, every line reported names a setting whose first-run equilibria differ."""
+    runs, the settings reported are exactly those whose equilibria from first runs alone,
+    computed here setting by setting, differ from those of all runs."""
     from coexist.measured import runs as measured
 
     runs = measured.mix_runs(10)
     settings = runs[equilibria.SETTING].drop_duplicates()
-    first_only = equilibria.run_order(runs).query("draw == 0").drop(columns="draw")
-    observed_first = equilibria.observed_equilibria(first_only, 10)
-    assert equilibria.moved_by_repeats(first_only, observed_first, settings, 10) == []
+    ordered = equilibria.run_order(runs)
+    first_only = ordered.query("draw == 0").drop(columns="draw")
+    assert equilibria.moved_by_repeats(
+        first_only, equilibria.observed_equilibria(first_only, 10), settings, 10) == []
     observed = equilibria.observed_equilibria(runs, 10)
-    for line in equilibria.moved_by_repeats(runs, observed, settings, 10):
-        before, after = line.split("first runs ")[1].split(", all runs ")
-        assert before != after
-
-
-def test_placement_against_the_whole_flow_region_and_within_one_flow():
-    from coexist.measured import fabric
-
-    lo, hi = equilibria.region_in_whole_flows(5.0, 50)
-    assert fabric.placement(5.0, lo, 50) == ("inside", True)
-    assert fabric.placement(5.0, hi + 1, 50) == ("above", True)
-    assert fabric.placement(5.0, hi + 2, 50) == ("above", False)
-    if lo >= 2:
-        assert fabric.placement(5.0, lo - 2, 50) == ("below", False)
-    assert fabric.placement(1.0, 3, 50) == ("no prediction (≤ 1 BDP)", False)
-
-
-def test_fraction_gaps_take_the_closest_pair_at_settings_both_sources_have():
-    from coexist.measured import fabric
-
-    points = pd.DataFrame({
-        "source": ["us", "us", "them", "them", "them"],
-        "capacity_mbps": [10.0] * 5, "rtt_ms": [40.0, 40.0, 40.0, 40.0, 80.0],
-        "buffer_bdp": [2.0] * 5, "fraction": [0.1, 0.5, 0.3, 0.44, 0.2]})
-    gaps = fabric.fraction_gaps(points, "us", "them")
-    assert len(gaps) == 1                                  # 80 ms: only theirs
-    assert gaps["ours"][0] == [0.1, 0.5] and gaps["theirs"][0] == [0.3, 0.44]
-    assert gaps["gap"][0] == pytest.approx(0.06)            # 0.5 - 0.44, the closest pair
+    expected = []
+    for key, part in runs.groupby(equilibria.SETTING):
+        alone = equilibria.observed_equilibria(
+            ordered.merge(part[equilibria.SETTING].drop_duplicates()).query("draw == 0"), 10)
+        every = equilibria.observed_equilibria(part, 10)
+        before = [int(v) for v in alone["equilibrium_bbr_flows"].dropna()]
+        after = [int(v) for v in every["equilibrium_bbr_flows"].dropna()]
+        if before != after:
+            expected.append((key, before, after))
+    lines = equilibria.moved_by_repeats(runs, observed, settings, 10)
+    assert len(lines) == len(expected)
+    for line, (key, before, after) in zip(lines, expected, strict=True):
+        assert line.endswith(f"first runs {before}, all runs {after}")
+        assert line.startswith(f"{key[0] / 1e6:g} Mbit/s, {key[1] * 1e3:g} ms")

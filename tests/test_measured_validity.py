@@ -84,3 +84,12 @@ def test_bbr_share_is_not_compared_where_every_flow_is_bbr():
     cmp = validity.against_valid_repeats(runs)
     assert cmp["d_bbr_share"].isna().all()
     assert cmp["d_jain_index"].tolist() == pytest.approx([0.2, 0.2])
+
+
+def test_the_rate_ceiling_is_the_last_all_valid_rate_below_the_first_failure():
+    rates = pd.DataFrame({"runs": [2, 2, 2, 2], "valid": [2, 2, 1, 2]},
+                         index=[100.0, 200.0, 300.0, 400.0])
+    top, passing, failing = validity.rate_ceiling(rates)
+    assert top == 200.0                       # 400 passes again, but above a failure
+    assert list(failing.index) == [300.0] and list(passing.index) == [100.0, 200.0, 400.0]
+    assert validity.rate_ceiling(rates.assign(valid=2))[0] == 400.0

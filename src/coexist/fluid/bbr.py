@@ -51,7 +51,17 @@ def probe_rtt_update(m_prt, t_prt, hold, prt_round, tau_min, rtt, h, expiry):
     With ``expiry`` (Linux's RTprop filter, :mod:`.solve`'s first extension), entering
     ProbeRTT sets τmin to the RTT seen then; the 200 ms hold starts once what was in
     flight at entry is acknowledged (``hold``, one RTT), and lasts max(200 ms, the RTT seen
-    then) (``prt_round``)."""
+    then) (``prt_round``).
+
+    Eq. (13)'s last term, a new RTprop sample restarting the timer, is the ``elif``
+    branch; the kernel applies eq. (9) earlier in the same step, so τmin is at most the
+    sample here and the branch never fires: in this reading ProbeRTT comes every 10 s
+    whatever the samples. Without ``expiry`` no sample can fall below τmin anyway (it
+    starts at the propagation delay and queueing only adds to the RTT); with it, a sample
+    below the larger RTprop taken at entry would restart the timer in Linux and does not
+    here. The NumPy oracle takes the same order. The published reading reads the term its
+    own way: at the timer's expiry it skips ProbeRTT if RTprop has fallen within the
+    interval (:func:`rtprop_stale`)."""
     period = 0.2 if m_prt > 0.5 else 10.0
     if expiry and m_prt > 0.5:  # Linux: max(200 ms, 1 round) once drained
         period = max(0.2, prt_round)
@@ -227,7 +237,7 @@ def rate_published(m_val, w, tau_lb, xpcg, v, tau):
 
 @njit(cache=True, inline="always")
 def pacing_rate(xbtl, ph0, ph1):
-    """Eqs. (21) / (25): the pacing rate, the bottleneck estimate with the probing pulse
+    """Eqs. (22) / (25): the pacing rate, the bottleneck estimate with the probing pulse
     ``ph0`` added and the draining pulse ``ph1`` taken away."""
     return xbtl * (1.0 + ph0 - ph1)
 

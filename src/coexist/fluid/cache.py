@@ -165,19 +165,22 @@ def code_of(source: str) -> str:
     3.12's split f-strings, is joined back into one string token (:func:`_tokens`)."""
     starts = set(_docstring_starts(ast.parse(source)))
     lines = io.StringIO(source).readlines()
-    kept, skipping = [], False
+    kept, skipping, own_line = [], False, False
     for kind, text, start in _tokens(source):
         if kind in _LAYOUT:
             continue
         column_bytes = len(lines[start[0] - 1][:start[1]].encode()) if kind == "STRING" else 0
         if kind == "STRING" and (start[0], column_bytes) in starts:
-            skipping = True          # the docstring, its implicit continuations, its NEWLINE
+            # the docstring and its implicit continuations; its NEWLINE too where it is a
+            # statement of its own (``def f(): "doc"`` keeps the NEWLINE that ends the def)
+            skipping = True
+            own_line = not kept or kept[-1].split(" ", 1)[0] in ("NEWLINE", "INDENT", "DEDENT")
             continue
         if skipping:
             if kind == "STRING":
                 continue
             skipping = False
-            if kind == "NEWLINE":
+            if kind == "NEWLINE" and own_line:
                 continue
         if kind in ("INDENT", "DEDENT", "NEWLINE"):
             text = ""

@@ -9,7 +9,9 @@ invalidate the cache, and they clear a cache by removing its files. The kernels 
 cached kernel, and its runs stored under the new code's key. :func:`forget_stale_kernels`
 runs when those modules are imported: it hashes the inlined modules' source and, if the
 hash differs from the one recorded at the last compile, deletes the kernels' cache files,
-so that they are compiled again.
+so that they are compiled again. One case escapes it: a process that imported the old
+equations and compiles its kernels after the new stamp was written stores stale kernels
+under the new stamp; edit the equations with no run in progress, or clear ``__pycache__``.
 """
 
 from __future__ import annotations
@@ -34,14 +36,16 @@ def inlined_digest() -> str:
 
 
 def cache_dirs() -> list[Path]:
-    """Where Numba keeps this package's cache: ``__pycache__`` beside the source, and the
-    mirror of that directory under ``NUMBA_CACHE_DIR`` when it is set."""
+    """Where Numba keeps this package's cache: ``__pycache__`` beside the source; this
+    directory's mirror under ``NUMBA_CACHE_DIR`` when it is set; and its mirror under
+    Numba's user-wide cache (``~/.cache/numba``, or ``$XDG_CACHE_HOME/numba``), which Numba
+    takes when the source's directory cannot be written."""
     dirs = [HERE / "__pycache__"]
-    root = os.environ.get("NUMBA_CACHE_DIR")
-    if root:
-        dirs += [p for p in Path(root).rglob("__pycache__") if p.parent.name == HERE.name]
-        dirs += [p for p in Path(root).rglob(HERE.name) if p.is_dir()]
-    return [d for d in dirs if d.is_dir()]
+    user = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "numba"
+    for root in (os.environ.get("NUMBA_CACHE_DIR"), user):
+        if root:  # Numba mirrors the source directory's absolute path beneath the root
+            dirs.append(Path(root) / HERE.relative_to(HERE.anchor))
+    return [d for d in dict.fromkeys(dirs) if d.is_dir()]
 
 
 def forget_stale_kernels() -> list[Path]:
@@ -56,12 +60,17 @@ def forget_stale_kernels() -> list[Path]:
                 continue
         except OSError:
             pass
+        kept = False
         for p in d.iterdir():
             if p.name.startswith(KERNELS) and p.suffix in (".nbi", ".nbc"):
-                p.unlink(missing_ok=True)
-                removed.append(p)
-        try:
-            stamp.write_text(digest)
-        except OSError:
-            pass
+                try:
+                    p.unlink(missing_ok=True)
+                    removed.append(p)
+                except OSError:  # not ours to remove: Numba's own check still applies
+                    kept = True
+        if not kept:
+            try:
+                stamp.write_text(digest)
+            except OSError:
+                pass
     return removed

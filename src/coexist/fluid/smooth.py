@@ -3,7 +3,7 @@ indicator, as each reading of the model writes them, compiled for the kernels.
 
 The published reading (:mod:`.published`) takes the authors' code's forms, bit for bit:
 σ with sharpness :data:`SHARP` (500 per unit of its argument, in the code's milliseconds
-and packets per millisecond; eq. 21's pulses :data:`SMOOTH`, 5), Γ(x) = x σ(x), and the
+and packets per millisecond; eq. 21's pulses and eq. 29 :data:`SMOOTH`, 5), Γ(x) = x σ(x), and the
 indicator 1[x >= 0] where the code takes σ at K -> ∞. The printed reading (:mod:`.solve`)
 takes σ with the configured sharpness and the same indicator for its discrete update rules.
 Every function is inlined into the kernels (``inline="always"``), so the equations of
@@ -17,7 +17,7 @@ import math
 from numba import njit
 
 SHARP = 500.0  # σ's sharpness in the authors' code
-SMOOTH = 5.0  # the pulses' σ (eq. 21)
+SMOOTH = 5.0  # the σ of eq. 21's pulses and of eq. 29's binding inflight_hi, in the code
 
 
 @njit(cache=True, inline="always")

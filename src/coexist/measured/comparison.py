@@ -114,3 +114,48 @@ def inside_multi_flow_band(buffer_bdp: Sequence[float], flows_per_cca: Sequence[
                                  else res.cubic_per_flow_bps)[0]))
         out[i] = min(bounds) <= v <= max(bounds)
     return out
+
+
+def holds_from(buffers: np.ndarray, holds: np.ndarray) -> float | None:
+    """The smallest buffer from which ``holds`` is true at that and every larger buffer
+    (e.g. "measured below the model from 10 BDP on"); None where it never does."""
+    order = np.argsort(buffers)
+    buffers, holds = buffers[order], holds[order]
+    starts = [buffers[i] for i in range(len(buffers)) if holds[i:].all()]
+    return min(starts) if starts else None
+
+
+def span_in_band(table: pd.DataFrame, column: str, lo: float, hi: float, scale: float = 1.0,
+                 fmt: str = "{:.2f}") -> str:
+    """A column's values over the rows whose index (a buffer, BDP) lies in [lo, hi], times
+    ``scale``, as "min–max" in ``fmt`` (one value where they agree, "–" where none)."""
+    v = table[(table.index >= lo) & (table.index <= hi)][column].dropna() * scale
+    return "–" if v.empty else (fmt.format(v.min()) if np.isclose(v.min(), v.max())
+                                else f"{fmt.format(v.min())}–{fmt.format(v.max())}")
+
+
+def multi_flow_predictions(points: pd.DataFrame, n: int, fluid: pd.DataFrame,
+                           models: Sequence[str], *, capacity_bps: float, rtt_s: float,
+                           duration_s: float, packet_bytes: int) -> dict[str, np.ndarray]:
+    """BBR's share of the goodput with ``n`` CUBIC and ``n`` BBR flows, as each model
+    predicts it at the measured points (``points``' ``buffer_bdp``): Mishra et al.'s
+    multi-flow bounds, synchronised and not (eqs. 21-22; NaN at or below 1 BDP), Ware et
+    al.'s (eq. 2; NaN where it leaves [0, 1]) and each fluid-model version of ``models``
+    (``fluid``'s per-flow goodputs: ``series``, ``flows_per_cca``, ``cca``, ``buffer_bdp``,
+    ``per_flow_mbps``; equal flow counts, so the share is BBR's per-flow goodput over the
+    sum of both). The arrays :func:`error_by_range` takes, in that order."""
+    b = points["buffer_bdp"].to_numpy(dtype=float)
+    pred = {}
+    for bound, sync in (("sync", True), ("desync", False)):
+        p = np.full(len(b), np.nan)
+        p[b > 1] = mishra.aggregate_bbr_share(b[b > 1], n, n, synchronised=sync)
+        pred[f"Mishra et al. ({bound})"] = p
+    pred["Ware et al."] = n * ware.per_flow_bbr_bps(
+        b, capacity_bps=capacity_bps, rtt_s=rtt_s, n_bbr=n, duration_s=duration_s,
+        packet_bytes=packet_bytes, outside="nan") / capacity_bps
+    for name in models:
+        f = fluid[(fluid.series == name) & (fluid.flows_per_cca == n)].pivot_table(
+            index="buffer_bdp", columns="cca", values="per_flow_mbps")
+        f = (f["BBR"] / (f["BBR"] + f["CUBIC"])).rename("share").reset_index()
+        pred[name] = model_at(f, points, ["buffer_bdp"], "share")
+    return pred

@@ -105,3 +105,14 @@ def gate_check(runs: pd.DataFrame) -> pd.DataFrame:
         share_max=("d_bbr_share", "max"),
         jain_median=("d_jain_index", "median"), jain_max=("d_jain_index", "max"))
 
+
+
+def rate_ceiling(rates: pd.DataFrame) -> tuple[float, pd.DataFrame, pd.DataFrame]:
+    """The highest rate (the index of ``rates``, one row per rate with ``runs`` and
+    ``valid`` counts) at which every run was valid, below the first rate at which one was
+    not: the testbed's ceiling. Returns it with the rows split into passing and failing."""
+    passing = rates[rates["valid"] == rates["runs"]]
+    failing = rates[rates["valid"] < rates["runs"]]
+    top = passing.index[passing.index < failing.index.min()].max() if len(failing) \
+        else passing.index.max()
+    return top, passing, failing
