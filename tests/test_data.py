@@ -251,6 +251,8 @@ def test_run_summaries_carry_each_runs_rate_flows_and_busy_share():
         row = runs.loc[(_campaign_of(p), s["run_id"])]
         assert row["capacity_bps"] == s["params"]["capacity_bps"]
         assert row["n_flows"] == len(s["flows"])
+        assert row["kernel"] == s["provenance"]["kernel"]
+        assert row["iperf3"] == s["provenance"]["tools"]["iperf3"]
         busy = data.busy_pct(s)
         assert (busy is None and pd.isna(row["host_busy_pct"])) or \
             row["host_busy_pct"] == pytest.approx(busy)

@@ -492,7 +492,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     (:func:`delay_cpu_us_per_packet`), delay_sys_pct (the share of the delay line's CPU
     time spent in the kernel; empty for runs stored before the split), steer_acks (the
     delay line's ACKs processed on the other CPUs; false for runs stored before the
-    option), wall_s, time_utc.
+    option), wall_s, time_utc, kernel and iperf3 (the versions the run's provenance names).
     """
     note_read("*")
     rows = []
@@ -542,5 +542,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             if dl.get("sys_s") is not None and dl["cpu_s"] else None,
             "steer_acks": bool(s["params"].get("steer_acks", False)),
             "wall_s": s.get("wall_s"), "time_utc": s["provenance"]["time_utc"],
+            "kernel": s["provenance"].get("kernel"),
+            "iperf3": (s["provenance"].get("tools") or {}).get("iperf3"),
         })
     return pd.DataFrame(rows)
