@@ -43,7 +43,8 @@ FOUND = pd.DataFrame({
 def test_nearest_equilibrium_distances_read_each_variant_at_the_same_setting():
     observed = pd.DataFrame({"rtt_ms": [40.0, 5.0, 40.0], "buffer_bdp": [2.0, 2.0, 0.5],
                              "equilibrium_bbr_flows": [2.0, 3.0, 4.0]})
-    d = equilibria.nearest_equilibrium_distances(observed, FOUND, 10, ["a", "b"])
+    d = equilibria.nearest_equilibrium_distances(observed, FOUND, 10, ["a", "b"],
+                                                 determined_only=False)
     assert list(d.columns) == ["rtt_ms", "buffer_bdp", "measured", "a", "b", "to closed form"]
     assert d["a"].tolist()[:2] == [1.0, 0.0]          # nearest of {1, 6}; of {3}
     assert d["b"].tolist()[:2] == [2.0, 4.0]          # nearest of {4, 5}; of {7}
@@ -60,14 +61,14 @@ def test_nearest_equilibrium_distances_of_no_observation_is_an_empty_table():
 
 
 def test_compare_sets_counts_below_above_and_overlapping_settings():
-    found = pd.concat([FOUND, pd.DataFrame({"variant": ["a", "b", "a"],
-                                            "rtt_ms": [80.0, 80.0, 10.0],
-                                            "buffer_bdp": [2.0, 2.0, 2.0],
-                                            "bbr_flows": [5, 2, 1]})])
-    # 40 ms: b's {4, 5} within a's {1, 6}: overlap; 5 ms: {7} above {3}; 80 ms: {2} below {5};
-    # 10 ms: only a has one
+    found = pd.concat([FOUND, pd.DataFrame({"variant": ["a", "b", "a", "a", "a", "b"],
+                                            "rtt_ms": [80.0, 80.0, 10.0, 20.0, 20.0, 20.0],
+                                            "buffer_bdp": [2.0] * 6,
+                                            "bbr_flows": [5, 2, 1, 3, 4, 4]})])
+    # 20 ms: b's {4} within a's {3, 4}: overlap; 5 ms: {7} above {3}; 80 ms: {2} below {5};
+    # 10 ms: only a has one; 40 ms: a's {1, 6} spans six flow counts: undetermined
     assert equilibria.compare_sets(found, "a", "b", by=["rtt_ms", "buffer_bdp"]) == {
-        "fewer": 1, "more": 1, "overlap": 1, "both": 3}
+        "fewer": 1, "more": 1, "overlap": 1, "both": 3, "undetermined": 1}
 
 
 def test_firmness_in_words():
@@ -113,3 +114,27 @@ def test_moved_by_repeats_compares_first_runs_with_all_runs():
     for line, (key, before, after) in zip(lines, expected, strict=True):
         assert line.endswith(f"first runs {before}, all runs {after}")
         assert line.startswith(f"{key[0] / 1e6:g} Mbit/s, {key[1] * 1e3:g} ms")
+
+
+def test_a_set_spanning_more_than_two_flow_counts_is_undetermined():
+    assert equilibria.set_span([]) == 0
+    assert equilibria.set_span([5.0, 6.0]) == 2
+    assert equilibria.set_span([1, 5, 6, 9, 10]) == 10
+    widths = equilibria.set_widths(FOUND, ["variant", "rtt_ms"])
+    assert widths.set_index(["variant", "rtt_ms"])["span"].to_dict() == {
+        ("a", 5.0): 1, ("a", 40.0): 6, ("b", 5.0): 1, ("b", 40.0): 2}
+    assert widths.set_index(["variant", "rtt_ms"])["determined"].to_dict() == {
+        ("a", 5.0): True, ("a", 40.0): False, ("b", 5.0): True, ("b", 40.0): True}
+
+
+def test_undetermined_sets_are_neither_compared_nor_measured_against():
+    # 40 ms: a's {1, 6} spans 6 flow counts, so the setting is undetermined, not "overlap"
+    got = equilibria.compare_sets(FOUND, "a", "b", by=["rtt_ms", "buffer_bdp"])
+    assert got == {"fewer": 0, "more": 1, "overlap": 0, "both": 1, "undetermined": 1}
+    observed = pd.DataFrame({"rtt_ms": [40.0], "buffer_bdp": [2.0],
+                             "equilibrium_bbr_flows": [2.0]})
+    d = equilibria.nearest_equilibrium_distances(observed, FOUND, 10, ["a", "b"])
+    assert math.isnan(d["a"][0]) and d["b"][0] == 2.0
+    d = equilibria.nearest_equilibrium_distances(observed, FOUND, 10, ["a"],
+                                                 determined_only=False)
+    assert d["a"][0] == 1.0

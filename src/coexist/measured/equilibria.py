@@ -373,6 +373,22 @@ def distance_to_nearest(observed: pd.DataFrame, found: pd.DataFrame, *, on: Sequ
     return out
 
 
+#: an equilibrium set spanning more flow counts than this (from its fewest BBR flows to its
+#: most) is "undetermined at this precision": the deviation test did not separate its
+#: mixes, so it says little about where the mix settles and is not compared. Two adjacent
+#: mixes pass together where the gain of a switch changes sign between them, within the
+#: runs' precision: a set of two still places the mix
+
+DETERMINED_SPAN = 2
+
+
+def set_span(bbr_flows: Sequence[float]) -> int:
+    """How many flow counts an equilibrium set spans, from its fewest BBR flows to its
+    most ({1, 5, 6} spans 6; {5, 6} spans 2; an empty set 0)."""
+    values = [float(v) for v in bbr_flows]
+    return int(round(max(values) - min(values))) + 1 if values else 0
+
+
 def region_in_whole_flows(buffer_bdp: float, n_flows: int) -> tuple[float, float] | None:
     """The closed form's predicted equilibrium region (Mishra et al. eq. 25) at one buffer,
     in whole BBR flows of ``n_flows``: (fewest, most). None at or below 1 BDP, where the
@@ -394,13 +410,15 @@ def distance_to_region(bbr_flows: float, region: tuple[float, float] | None) -> 
 
 
 def nearest_equilibrium_distances(observed: pd.DataFrame, found: pd.DataFrame, n_flows: int,
-                                  variants: Sequence[str]) -> pd.DataFrame:
+                                  variants: Sequence[str], determined_only: bool = True
+                                  ) -> pd.DataFrame:
     """Each observed equilibrium (``observed``: ``rtt_ms``, ``buffer_bdp``,
     ``equilibrium_bbr_flows``) beside its distance in flows to the nearest equilibrium of each
     model variant at the same setting (``found``: ``variant``, ``rtt_ms``, ``buffer_bdp``,
-    ``bbr_flows``; NaN where the variant has none) and to the closed form's region (NaN at or
-    below 1 BDP). A model that lists several equilibria counts its nearest, so a wide set is
-    near more points."""
+    ``bbr_flows``; NaN where the variant has none, or, with ``determined_only``, where its
+    set spans more than :data:`DETERMINED_SPAN` flow counts: a wide set is near more points
+    without saying where the mix settles) and to the closed form's region (NaN at or below
+    1 BDP). A model that lists several equilibria counts its nearest."""
     rows = []
     for r in observed.itertuples():
         row = {"rtt_ms": r.rtt_ms, "buffer_bdp": r.buffer_bdp,
@@ -408,7 +426,9 @@ def nearest_equilibrium_distances(observed: pd.DataFrame, found: pd.DataFrame, n
         for v in variants:
             f = found[(found.variant == v) & np.isclose(found.rtt_ms, r.rtt_ms)
                       & np.isclose(found.buffer_bdp, r.buffer_bdp)].bbr_flows
-            row[v] = float(np.min(np.abs(f - r.equilibrium_bbr_flows))) if len(f) else np.nan
+            determined = len(f) and (not determined_only or set_span(f) <= DETERMINED_SPAN)
+            row[v] = float(np.min(np.abs(f - r.equilibrium_bbr_flows))) if determined \
+                else np.nan
         row["to closed form"] = distance_to_region(
             r.equilibrium_bbr_flows, region_in_whole_flows(r.buffer_bdp, n_flows))
         rows.append(row)
@@ -416,16 +436,33 @@ def nearest_equilibrium_distances(observed: pd.DataFrame, found: pd.DataFrame, n
                                        "to closed form"])
 
 
+def set_widths(found: pd.DataFrame, by: Sequence[str], value: str = "bbr_flows"
+               ) -> pd.DataFrame:
+    """Each equilibrium set of ``found`` (grouped by ``by``): its size, its span in flow
+    counts (:func:`set_span`) and whether it is determined (a span of at most
+    :data:`DETERMINED_SPAN`)."""
+    rows = [{**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
+             "equilibria": len(g), "span": set_span(g[value])}
+            for key, g in found.groupby(list(by))]
+    out = pd.DataFrame(rows, columns=[*by, "equilibria", "span"])
+    out["determined"] = out["span"] <= DETERMINED_SPAN
+    return out
+
+
 def compare_sets(found: pd.DataFrame, first: str, second: str, *, by: Sequence[str],
                  group: str = "variant", value: str = "bbr_flows") -> dict[str, int]:
-    """Compare two models' equilibrium sets setting by setting (the ``by`` columns): in how
-    many settings all of ``second``'s equilibria lie below all of ``first``'s ("fewer"),
-    all above them ("more"), or the two sets overlap ("overlap"), out of the settings where
-    both have one ("both")."""
-    out = {"fewer": 0, "more": 0, "overlap": 0, "both": 0}
+    """Compare two models' equilibrium sets setting by setting (the ``by`` columns), where
+    both have a determined set (:data:`DETERMINED_SPAN`): in how many settings all of
+    ``second``'s equilibria lie below all of ``first``'s ("fewer"), all above them
+    ("more"), or the two sets overlap ("overlap"), out of those settings ("both");
+    "undetermined" counts the settings where both have a set but one spans more."""
+    out = {"fewer": 0, "more": 0, "overlap": 0, "both": 0, "undetermined": 0}
     for _, g in found.groupby(list(by)):
         a, b = g[g[group] == first][value], g[g[group] == second][value]
         if a.empty or b.empty:
+            continue
+        if max(set_span(a), set_span(b)) > DETERMINED_SPAN:
+            out["undetermined"] += 1
             continue
         out["both"] += 1
         out["fewer" if b.max() < a.min() else "more" if b.min() > a.max() else "overlap"] += 1
