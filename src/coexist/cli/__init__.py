@@ -45,17 +45,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ParameterError as exc:
             print(f"coexist: error: {exc}", file=sys.stderr)
             return 2
-        except CheckFailed as exc:
-            print(f"coexist: {exc}", file=sys.stderr)
-            return 1
-        except TestbedError as exc:
-            print(f"coexist: testbed: {exc}", file=sys.stderr)
-            return 1
-        except DataError as exc:
-            print(f"coexist: data: {exc}", file=sys.stderr)
-            return 1
-        except StoreError as exc:
-            print(f"coexist: store: {exc}", file=sys.stderr)
+        except (CheckFailed, TestbedError, DataError, StoreError) as exc:
+            # a failed check or harness, bad data or a bad store: one line, exit 1
+            where = next(name for kind, name in ((CheckFailed, ""), (TestbedError, "testbed: "),
+                                                 (DataError, "data: "), (StoreError, "store: "))
+                         if isinstance(exc, kind))
+            print(f"coexist: {where}{exc}", file=sys.stderr)
             return 1
         except BrokenPipeError:
             # the reader of our output went away (`coexist ... | head`): stop quietly, and

@@ -13,7 +13,7 @@ from .options import (
     FLUID_CAPACITY_BPS,
     FLUID_DURATION_S,
     FLUID_RTT_S,
-    Parser,
+    command_group,
     number,
     quantity,
 )
@@ -222,8 +222,7 @@ def _fluid(args: argparse.Namespace) -> int:
 
 def add_parsers(sub) -> None:
     """Add this module's commands to the ``coexist`` parser's subcommands."""
-    fl = sub.add_parser("fluid", help="the fluid model of Scherrer et al.")
-    fsub = fl.add_subparsers(dest="what", required=True, parser_class=Parser)
+    fsub = command_group(sub, "fluid", "the fluid model of Scherrer et al.")
     frun = fsub.add_parser("run", help="simulate a dumbbell and print the aggregate metrics")
     frun.add_argument("--ccas", required=True,
                       help="CCA[:COUNT],... with CCA in reno, cubic, bbr1, bbr2")

@@ -9,7 +9,7 @@ from ..core import quantities
 from ..core.params import ParameterError
 from .options import (
     DURATION_S,
-    Parser,
+    command_group,
     finite,
     number,
     quantity,
@@ -96,8 +96,7 @@ def _nash(args: argparse.Namespace) -> int:
 
 def add_parsers(sub) -> None:
     """Add this module's commands to the ``coexist`` parser's subcommands."""
-    model = sub.add_parser("model", help="closed-form model what-ifs")
-    msub = model.add_subparsers(dest="what", required=True, parser_class=Parser)
+    msub = command_group(sub, "model", "closed-form model what-ifs")
     buffer = dict(type=number("buffer_bdp", float, low=1.0, high=1000.0, low_open=True),
                   required=True, help="bottleneck buffer in BDP (> 1)")
     share = msub.add_parser("share", help="BBR's bandwidth share (eqs. 2, 18-24)")

@@ -29,6 +29,13 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def command_group(sub, name: str, help: str):
+    """A command with subcommands of its own (``coexist <name> <what>``): the subparsers to
+    add them to."""
+    return sub.add_parser(name, help=help).add_subparsers(dest="what", required=True,
+                                                          parser_class=Parser)
+
+
 def number(name: str, kind: type, **limits) -> callable:
     """An argparse type that checks range and names the parameter in its error."""
     return quantity(Param(name, kind, None, **limits).parse, name)

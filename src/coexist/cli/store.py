@@ -10,8 +10,8 @@ from pathlib import Path
 
 from .options import (
     MAX_JOBS,
-    Parser,
     check_scheduler,
+    command_group,
     commit_seed,
     number,
 )
@@ -115,8 +115,7 @@ def _store(args: argparse.Namespace) -> int:
 
 def add_parsers(sub) -> None:
     """Add this module's commands to the ``coexist`` parser's subcommands."""
-    st = sub.add_parser("store", help="the committed fluid-model runs (data/model-runs)")
-    ssub = st.add_subparsers(dest="what", required=True, parser_class=Parser)
+    ssub = command_group(sub, "store", "the committed fluid-model runs (data/model-runs)")
     ssub.add_parser("status", help="runs, size, pages, and how many are stale").set_defaults(
         func=_store)
     ssub.add_parser("check", help="fail unless every object is intact and every key "

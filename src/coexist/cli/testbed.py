@@ -8,9 +8,9 @@ from pathlib import Path
 
 from ..core.params import ParameterError, invalid
 from .options import (
-    Parser,
     check_out_dir,
     check_scheduler,
+    command_group,
     number,
     stoppable,
 )
@@ -179,8 +179,7 @@ def add_parsers(sub) -> None:
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_run)
 
-    camp = sub.add_parser("campaign", help="run or inspect an experiment campaign (YAML)")
-    csub = camp.add_subparsers(dest="what", required=True, parser_class=Parser)
+    csub = command_group(sub, "campaign", "run or inspect an experiment campaign (YAML)")
     crun = csub.add_parser("run", help="run the missing runs, re-running invalid ones up to "
                           "max_attempts (resumable; exit 3 if a point was given up)")
     crun.add_argument("file", help="campaign file, e.g. data/campaigns/two_flow.yaml")
@@ -213,8 +212,7 @@ def add_parsers(sub) -> None:
     cst.add_argument("-v", "--verbose", action="store_true", help="list the runs left")
     cst.set_defaults(func=_campaign)
 
-    tb = sub.add_parser("testbed", help="check or clean the machine for experiments")
-    tsub = tb.add_subparsers(dest="what", required=True, parser_class=Parser)
+    tsub = command_group(sub, "testbed", "check or clean the machine for experiments")
     chk = tsub.add_parser("check", help="report what the harness needs and how to fix gaps")
     chk.add_argument("--cca", nargs="+", default=["cubic", "bbr", "reno"])
     chk.set_defaults(func=_testbed_check)
