@@ -138,3 +138,14 @@ def test_undetermined_sets_are_neither_compared_nor_measured_against():
     d = equilibria.nearest_equilibrium_distances(observed, FOUND, 10, ["a"],
                                                  determined_only=False)
     assert d["a"][0] == 1.0
+
+
+def test_distance_to_nearest_can_leave_out_undetermined_sets():
+    observed = pd.DataFrame({"rtt_ms": [40.0], "buffer_bdp": [2.0],
+                             "equilibrium_bbr_flows": [2.0]})
+    kw = dict(on=["rtt_ms", "buffer_bdp"], group="variant", groups=["a", "b"],
+              found_value="bbr_flows")
+    every = equilibria.distance_to_nearest(observed, FOUND, **kw)
+    assert every.loc[0].tolist() == [1.0, 2.0]             # a's {1, 6}: 1 flow away
+    determined = equilibria.distance_to_nearest(observed, FOUND, determined_only=True, **kw)
+    assert math.isnan(determined.loc[0, "a"]) and determined.loc[0, "b"] == 2.0

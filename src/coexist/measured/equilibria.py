@@ -354,13 +354,15 @@ def _grouped_rates(table: pd.DataFrame, group_rtts_s: list[float], group_size: i
 def distance_to_nearest(observed: pd.DataFrame, found: pd.DataFrame, *, on: Sequence[str],
                         group: str, groups: Sequence[str],
                         observed_value: str = "equilibrium_bbr_flows",
-                        found_value: str = "equilibrium_bbr_flows") -> pd.DataFrame:
+                        found_value: str = "equilibrium_bbr_flows",
+                        determined_only: bool = False) -> pd.DataFrame:
     """For each observed equilibrium, its distance in flows to the nearest equilibrium of each
     group of ``found`` (e.g. each fluid-model variant) at the same setting (the ``on``
     columns, matched within floating-point closeness): one column per group, the rows
     ``observed``'s, NaN where a group has no equilibrium at that setting. A search that
-    lists several equilibria counts its nearest, so a wide set is near more points (the
-    caption says so)."""
+    lists several equilibria counts its nearest, so a wide set is near more points; with
+    ``determined_only``, a group whose set at the setting spans more than
+    :data:`DETERMINED_SPAN` flow counts gets NaN too."""
     out = pd.DataFrame(np.nan, index=observed.index, columns=list(groups))
     for idx, row in observed.iterrows():
         here = np.ones(len(found), dtype=bool)
@@ -368,7 +370,7 @@ def distance_to_nearest(observed: pd.DataFrame, found: pd.DataFrame, *, on: Sequ
             here &= np.isclose(found[col].to_numpy(dtype=float), float(row[col]))
         for g in groups:
             f = found.loc[here & (found[group] == g).to_numpy(), found_value].to_numpy(dtype=float)
-            if len(f):
+            if len(f) and not (determined_only and set_span(f) > DETERMINED_SPAN):
                 out.loc[idx, g] = float(np.min(np.abs(f - float(row[observed_value]))))
     return out
 
