@@ -380,7 +380,6 @@ def distance_to_nearest(observed: pd.DataFrame, found: pd.DataFrame, *, on: Sequ
 #: mixes, so it says little about where the mix settles and is not compared. Two adjacent
 #: mixes pass together where the gain of a switch changes sign between them, within the
 #: runs' precision: a set of two still places the mix
-
 DETERMINED_SPAN = 2
 
 
@@ -421,21 +420,14 @@ def nearest_equilibrium_distances(observed: pd.DataFrame, found: pd.DataFrame, n
     set spans more than :data:`DETERMINED_SPAN` flow counts: a wide set is near more points
     without saying where the mix settles) and to the closed form's region (NaN at or below
     1 BDP). A model that lists several equilibria counts its nearest."""
-    rows = []
-    for r in observed.itertuples():
-        row = {"rtt_ms": r.rtt_ms, "buffer_bdp": r.buffer_bdp,
-               "measured": r.equilibrium_bbr_flows}
-        for v in variants:
-            f = found[(found.variant == v) & np.isclose(found.rtt_ms, r.rtt_ms)
-                      & np.isclose(found.buffer_bdp, r.buffer_bdp)].bbr_flows
-            determined = len(f) and (not determined_only or set_span(f) <= DETERMINED_SPAN)
-            row[v] = float(np.min(np.abs(f - r.equilibrium_bbr_flows))) if determined \
-                else np.nan
-        row["to closed form"] = distance_to_region(
-            r.equilibrium_bbr_flows, region_in_whole_flows(r.buffer_bdp, n_flows))
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["rtt_ms", "buffer_bdp", "measured", *variants,
-                                       "to closed form"])
+    near = distance_to_nearest(observed, found, on=["rtt_ms", "buffer_bdp"], group="variant",
+                               groups=variants, found_value="bbr_flows",
+                               determined_only=determined_only)
+    out = pd.DataFrame({"rtt_ms": observed["rtt_ms"], "buffer_bdp": observed["buffer_bdp"],
+                        "measured": observed["equilibrium_bbr_flows"]}).join(near)
+    out["to closed form"] = [distance_to_region(m, region_in_whole_flows(b, n_flows))
+                             for b, m in zip(out["buffer_bdp"], out["measured"], strict=True)]
+    return out.reset_index(drop=True)
 
 
 def set_widths(found: pd.DataFrame, by: Sequence[str], value: str = "bbr_flows"

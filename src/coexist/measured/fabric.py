@@ -33,6 +33,7 @@ import pandas as pd
 
 from ..closed_form import nash
 from ..core import paths, settings, sidecars
+from .equilibria import region_in_whole_flows
 
 REPO = "ashutoshs25/bbr-dominance-experiments"
 #: the bundled copy (unchanged files, with their licence and source)
@@ -220,8 +221,6 @@ def placement(buffer_bdp: float, bbr_flows: float, n_flows: int) -> tuple[str, b
     """Where an equilibrium of ``n_flows`` flows falls against the closed form's region for
     that many flows, widened to whole flows (Mishra et al. eq. 25): "inside", "above" or
     "below" it, or "no prediction (≤ 1 BDP)"; and whether it lies within one flow of it."""
-    from .equilibria import region_in_whole_flows
-
     region = region_in_whole_flows(buffer_bdp, int(n_flows))
     if region is None:
         return "no prediction (≤ 1 BDP)", False
