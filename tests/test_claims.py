@@ -135,3 +135,13 @@ def test_a_rerun_answers_for_every_committed_claim(tmp_path):
     made = claims.read(out / f"T-X{claims.SUFFIX}")
     assert made["tx_a"].text == "3.00" and made["tx_b"].text == claims.NOT_AVAILABLE
     assert claims.complete("T-X", out, committed) == []
+
+
+def test_span_is_a_range_one_value_or_none():
+    assert claims.span([10.04, 10.6, 10.2]) == "10.0-10.6"
+    assert claims.span([10.2, 10.21]) == "10.2"
+    assert claims.span([3, 5], "{:d}") == "3-5"
+    assert claims.span([float("nan")]) == "none"
+    assert claims.span([]) == "none"
+    assert claims.span([-0.12, 0.9]) == "-0.1 to 0.9"
+    assert claims.span([-0.003, 3.2]) == "0.0-3.2"  # rounded to zero, not below it

@@ -638,3 +638,14 @@ def test_the_distance_to_the_nearest_equilibrium_is_per_group_and_setting():
     assert d.loc[10].tolist() == [1.0, 6.0]  # nearest of a's {1, 4} to 3 is 4
     assert d.loc[11, "a"] == 6.0 and np.isnan(d.loc[11, "b"])  # b has none at 5 BDP
     assert np.isnan(d.loc[12, "a"]) and d.loc[12, "b"] == 0.0
+
+
+def test_mixed_single_rtt_runs_are_the_stored_mixed_runs_at_one_rtt_without_load():
+    from coexist.measured import runs as measured
+
+    t = measured.mixed_single_rtt_runs()
+    assert len(t) > 0 and set(t.source) == {"measured"}
+    assert ((t.n_bbr > 0) & (t.n_bbr < t.n_flows)).all()
+    np.testing.assert_allclose(t.bbr_fraction, t.n_bbr / t.n_flows)
+    assert t.share.between(0, 1).all()
+    assert "mixed_rtt" not in set(t.campaign) or t[t.campaign == "mixed_rtt"].empty

@@ -370,3 +370,42 @@ def test_grouped_tests_read_only_runs_with_the_asked_flows_per_group():
     assert measured_equilibria.grouped_mix_status(t, rtts, 2).empty
     three = measured_equilibria.observed_grouped_equilibria(t, rtts, 3)
     assert three.mixes.tolist() == [1] and three.mix.isna().all()  # 1 of its 16 mixes
+
+
+def test_share_lines_run_every_flow_count_only_at_the_multi_flow_settings(monkeypatch):
+    """WhatIf's fluid lines: two flows at every capacity and RTT, ten only at the multi-flow
+    ones, each as published and with RTprop expiring; the share is the BBR flows' total."""
+    calls = []
+
+    def fake(group_rtts_s, group_size, buffers_bdp, *, capacity_bps, mixes, rtprop_expiry,
+             **kw):
+        calls.append((capacity_bps, group_rtts_s[0], group_size, rtprop_expiry))
+        rows = [{"buffer_bdp": b, "mix_label": str(k), "cca": cca,
+                 "goodput_bps": 1e6 * (k if cca == "bbr" else group_size - k), "flows": 1}
+                for b in buffers_bdp for (k,) in mixes for cca in ("bbr", "cubic")]
+        return pd.DataFrame(rows)
+
+    monkeypatch.setattr(equilibria, "mix_table", fake)
+    t = equilibria.share_lines(capacities_mbps=[50.0, 100.0], rtts_ms=[5.0, 40.0],
+                               flow_counts=[2, 10], buffers_bdp=[1.0, 2.0],
+                               multi_capacities_mbps=[100.0], multi_rtts_ms=[40.0],
+                               duration_s=10.0, warmup_s=2.0, step_s=5e-5)
+    ten = {c[:2] for c in calls if c[2] == 10}
+    assert ten == {(100e6, 0.04)}
+    assert len(calls) == (4 + 1) * 2  # (settings x 2 flows + one 10-flow setting) x variants
+    assert set(t.source) == set(equilibria.SHARE_VARIANTS.values())
+    r = t[(t.n_flows == 10) & (t.n_bbr == 3)]
+    np.testing.assert_allclose(r.share, 0.3)
+
+
+def test_variant_equilibria_run_and_solve_each_variant(monkeypatch):
+    seen = []
+    monkeypatch.setattr(equilibria, "mix_table", lambda *a, rtprop_expiry, cubic_recovery,
+                        **k: seen.append((rtprop_expiry, cubic_recovery)) or pd.DataFrame(
+                            {"variant": [rtprop_expiry]}))
+    monkeypatch.setattr(equilibria, "equilibria", lambda t: t.assign(solved=True))
+    tables, found = equilibria.variant_equilibria(
+        [0.01, 0.03], 2, [2.0], {(False, False): "published", (True, False): "expiry"},
+        capacity_bps=100e6, duration_s=10.0, warmup_s=2.0, step_s=5e-5)
+    assert seen == [(False, False), (True, False)]
+    assert list(tables) == ["published", "expiry"] and bool(found["expiry"].solved.all())

@@ -149,3 +149,64 @@ def test_distance_to_nearest_can_leave_out_undetermined_sets():
     assert every.loc[0].tolist() == [1.0, 2.0]             # a's {1, 6}: 1 flow away
     determined = equilibria.distance_to_nearest(observed, FOUND, determined_only=True, **kw)
     assert math.isnan(determined.loc[0, "a"]) and determined.loc[0, "b"] == 2.0
+
+
+def _grouped(rows):
+    """Equilibrium rows of RTT groups: (buffer, mix tuple)."""
+    return pd.DataFrame({"buffer_bdp": [b for b, _ in rows], "mix": [m for _, m in rows],
+                         "mix_label": [nash.mix_label(m) for _, m in rows]})
+
+
+def test_grouped_long_has_a_row_per_equilibrium_and_group():
+    t = equilibria.grouped_long(_grouped([(2.0, (0, 1, 3)), (10.0, (1, 2, 3))]), "fluid",
+                                [10.0, 30.0, 50.0])
+    assert len(t) == 6
+    first = t[t.equilibrium == "fluid: " + nash.mix_label((0, 1, 3))]
+    assert list(first.group_rtt_ms) == [10.0, 30.0, 50.0]
+    assert list(first.bbr_flows_in_group) == [0, 1, 3]
+    empty = equilibria.grouped_long(_grouped([]), "measured", [10.0])
+    assert empty.empty and "bbr_flows_in_group" in empty.columns
+
+
+def test_grouped_found_names_each_series_equilibria_or_why_there_are_none():
+    sets = {"fluid": _grouped([(2.0, (0, 1, 3)), (2.0, (0, 2, 3)), (10.0, (1, 2, 3))]),
+            "measured": _grouped([])}
+    t = equilibria.grouped_found(sets, [2.0, 10.0], {"fluid": "no equilibrium",
+                                                      "measured": "not every mix stored"})
+    assert len(t) == 4
+    at2 = t[(t.series == "fluid") & (t["buffer (BDP)"] == "2")].iloc[0]
+    assert at2["shortest-RTT group all CUBIC"] == "yes"
+    assert at2["equilibria (BBR flows per group)"] == ", ".join(
+        [nash.mix_label((0, 1, 3)), nash.mix_label((0, 2, 3))])
+    at10 = t[(t.series == "fluid") & (t["buffer (BDP)"] == "10")].iloc[0]
+    assert at10["shortest-RTT group all CUBIC"] == "no"
+    none = t[t.series == "measured"]
+    assert set(none["equilibria (BBR flows per group)"]) == {"not every mix stored"}
+    assert set(none["shortest-RTT group all CUBIC"]) == {""}
+
+
+def test_grouped_checked_counts_the_measured_verdicts_and_checks_each_fluid_equilibrium():
+    a, b = nash.mix_label((0, 1)), nash.mix_label((1, 1))
+    status = pd.DataFrame({"buffer_bdp": [2.0, 2.0], "mix_label": [a, b],
+                           "status": ["equilibrium", "undecided"], "reason": ["", "1 run"]})
+    stored, checked = equilibria.grouped_checked(
+        status, {"fluid": _grouped([(2.0, (1, 1)), (2.0, (0, 2))])}, [2.0, 10.0], 9)
+    assert stored.to_dict("records") == [
+        {"buffer (BDP)": "2", "mixes stored": "2 of 9", "equilibrium": 1,
+         "not an equilibrium": 0, "undecided": 1},
+        {"buffer (BDP)": "10", "mixes stored": "0 of 9", "equilibrium": 0,
+         "not an equilibrium": 0, "undecided": 0}]
+    assert list(checked["measured verdict"]) == ["undecided (1 run)", "not stored yet"]
+
+
+def test_rates_at_equilibria_sets_the_series_side_by_side_at_equilibrium_mixes_only():
+    a, b = nash.mix_label((0, 1)), nash.mix_label((1, 1))
+    rows = pd.DataFrame({"buffer_bdp": [2.0] * 4, "mix_label": [a, a, b, b],
+                         "rtt_s": [0.01, 0.03] * 2, "cca": ["cubic", "bbr"] * 2,
+                         "goodput_bps": [10e6, 20e6, 30e6, 40e6]})
+    wide = equilibria.rates_at_equilibria({"fluid": rows, "measured": rows.iloc[:2]},
+                                          [_grouped([(2.0, (0, 1))])])
+    assert list(wide.series) == ["fluid", "measured"]
+    assert set(wide.mix_label) == {a}
+    assert list(wide["10 ms cubic"]) == [10.0, 10.0]
+    assert list(wide["30 ms bbr"]) == [20.0, 20.0]

@@ -130,3 +130,17 @@ def test_property_valid_domain_no_nan(x, nc, nb, sync):
 def test_property_outside_domain_clear_error(x):
     with pytest.raises(ParameterError, match="buffer_bdp"):
         mishra.bbr_share(x)
+
+
+def test_share_bounds_span_both_readings_for_every_mix():
+    x = np.array([1.5, 4.0, 20.0])
+    t = mishra.share_bounds([2, 4], x)
+    assert sorted(set(zip(t.n_flows, t.n_bbr, strict=True))) == [(2, 1), (4, 1), (4, 2), (4, 3)]
+    assert len(t) == 4 * len(x)
+    for (n, k), g in t.groupby(["n_flows", "n_bbr"]):
+        a = mishra.aggregate_bbr_share(x, n - k, k, synchronised=True)
+        b = mishra.aggregate_bbr_share(x, n - k, k, synchronised=False)
+        np.testing.assert_array_equal(g.share_lo, np.minimum(a, b))
+        np.testing.assert_array_equal(g.share_hi, np.maximum(a, b))
+    one = t[t.n_flows == 2]
+    np.testing.assert_allclose(one.share_lo, mishra.bbr_share(x))  # one of each: two flows

@@ -85,12 +85,87 @@ def test_event_average_recovers_the_dip():
     assert ea.loc[~np.isclose(ea.lag_s, 0.5), "mean"].eq(80.0).all()
 
 
-def test_relation_to_a_clock():
-    assert periodicity.relation(10.0, 10.2) == "1x"
-    assert periodicity.relation(30.5, 10.2) == "3x"
-    assert periodicity.relation(2.535, 10.14) == "1/4"
-    assert periodicity.relation(36.0, 10.2) == "unrelated"
-    assert periodicity.relation(np.nan, 10.2) == "unrelated"
+def test_band_relation_places_a_period_against_the_probe_rtt_band():
+    assert periodicity.band_relation(10.0) == "1x"
+    assert periodicity.band_relation(10.6) == "1x"
+    assert periodicity.band_relation(30.5) == "3x"
+    assert periodicity.band_relation(20.5) == "2x"
+    assert periodicity.band_relation(2.535) == "1/4"
+    assert periodicity.band_relation(9.5) == "unrelated"  # below the band: not the cycle
+    assert periodicity.band_relation(36.0) == "unrelated"
+    assert periodicity.band_relation(np.nan) == "unrelated"
+    with pytest.raises(ParameterError, match="'band_s'"):
+        periodicity.band_relation(10.0, (11.0, 9.5))
+
+
+def _ar1(phi: float, n: int, seed: int) -> np.ndarray:
+    """A red series without a period: x[i] = phi x[i-1] + white noise."""
+    e = np.random.default_rng(seed).standard_normal(n)
+    x = np.zeros(n)
+    for i in range(1, n):
+        x[i] = phi * x[i - 1] + e[i]
+    return x
+
+
+def test_the_continuum_drops_a_line_and_keeps_the_background():
+    p = np.linspace(10.0, 1.0, 60)
+    spiked = p.copy()
+    spiked[30] = 500.0
+    c = periodicity.continuum(spiked)
+    assert c[30] == pytest.approx(p[30], rel=0.05)
+    assert c[0] == spiked[0] and c[-1] == spiked[-1]  # the window shrinks to the line itself
+    far = np.r_[5:25, 36:55]  # beyond the spike's window, a straight line is its own median
+    np.testing.assert_allclose(c[far], p[far], rtol=1e-12)
+    with pytest.raises(ParameterError, match="'lines'"):
+        periodicity.continuum(p, 4)
+
+
+def test_surrogates_have_the_series_continuum_and_not_its_line():
+    """Averaged over many surrogates, the periodogram is the continuum of the series'
+    own (a red background), and the series' line is gone."""
+    t = np.arange(360) * 0.5
+    x = _ar1(0.8, 360, 3) + 3 * np.sin(2 * np.pi * t / 10.0)
+    s = periodicity.surrogates(x, 4000, seed=1)
+    assert s.shape == (4000, 360)
+    mean = (np.abs(np.fft.rfft(s, axis=1)) ** 2)[:, 1:].mean(axis=0)
+    power = (np.abs(np.fft.rfft(x - x.mean())) ** 2)[1:]
+    cont = periodicity.continuum(power)
+    line = 18 - 1  # 10 s in 180 s is the 18th line after the mean
+    np.testing.assert_allclose(mean[:-1], cont[:-1], rtol=0.12)
+    assert power[line] > 20 * mean[line]
+
+
+def test_the_period_test_finds_the_interval_a_multiple_and_a_harmonic_apart():
+    rng = np.random.default_rng(5)
+    t = np.arange(360) * 0.5
+    noise = rng.standard_normal(360)
+    for period, verdict in ((10.2, "interval"), (20.4, "multiple (2x)"),
+                            (2.55, "harmonic (1/4)"), (7.0, "other period")):
+        got = periodicity.period_test(noise + np.sin(2 * np.pi * t / period), 0.5, 2, 60)
+        assert got.verdict == verdict, (period, got)
+        assert got.p_surrogate == pytest.approx(1 / 1000)
+    flat = periodicity.period_test(noise, 0.5, 2, 60)
+    assert flat.verdict == "not significant" and flat.p_surrogate > periodicity.TEST_ALPHA
+
+
+def test_the_period_test_keeps_its_level_on_red_noise():
+    """A red series without a period (AR(1) with the lag-1 correlation of 0.9 of a
+    throughput series in 0.5-s bins) passes the test about as often as its level allows:
+    measured 2 of 200 at the test's level of 0.01, so more than 6 would mean the null
+    no longer holds the background."""
+    hits = sum(periodicity.period_test(_ar1(0.9, 360, 1000 + s), 0.5, 2, 60,
+                                       seed=s).verdict != "not significant"
+               for s in range(200))
+    assert hits <= 6
+
+
+def test_the_period_test_is_reproducible_and_refuses_bad_levels():
+    x = _ar1(0.5, 200, 2)
+    assert periodicity.period_test(x, 0.5, 2, 40) == periodicity.period_test(x, 0.5, 2, 40)
+    with pytest.raises(ParameterError, match="'alpha'"):
+        periodicity.period_test(x, 0.5, 2, 40, alpha=1.5)
+    with pytest.raises(ParameterError, match="'n_surrogates'"):
+        periodicity.period_test(x, 0.5, 2, 40, n_surrogates=0)
 
 
 def test_synchronised_groups_entries_and_counts_each_group():

@@ -100,20 +100,6 @@ def spectral_period(x, dt: float, min_s: float, max_s: float) -> Period:
     return Period("periodogram", float(sel.period_s[i]), ratio, (min_s, max_s), p_white)
 
 
-def relation(period_s: float, base_s: float, max_n: int = 6, rtol: float = 0.05) -> str:
-    """How ``period_s`` relates to a clock of period ``base_s``: ``"1x"`` (the same),
-    ``"3x"`` (a multiple, as an autocorrelation peak can be), ``"1/4"`` (a harmonic, as a
-    periodogram line of a pulse train can be), or ``"unrelated"``, each within ``rtol``."""
-    if not (np.isfinite(period_s) and np.isfinite(base_s) and base_s > 0):
-        return "unrelated"
-    for n in range(1, max_n + 1):
-        if abs(period_s - n * base_s) <= rtol * n * base_s:
-            return f"{n}x"
-        if n > 1 and abs(period_s - base_s / n) <= rtol * base_s / n:
-            return f"1/{n}"
-    return "unrelated"
-
-
 def binned(series: pd.DataFrame, width_s: float, t_from: float = 0.0) -> pd.DataFrame:
     """Per-algorithm total goodput on a common grid of ``width_s`` bins.
 
@@ -191,3 +177,143 @@ def clusters(times: np.ndarray, window_s: float) -> np.ndarray:
         if not starts or x > starts[-1] + window_s:
             starts.append(float(x))
     return np.array(starts)
+
+
+# The period test (P-F1-2, P-F3). Its band, level, null and resolution are fixed here, once,
+# and every run, measured or modelled, is read by them unchanged; the pages' verdicts follow
+# from it alone.
+
+#: one ProbeRTT cycle of Linux BBRv1 at the RTTs of these runs, s. BBRv1 enters ProbeRTT
+#: when its minimum-RTT estimate is 10 s old and restamps the estimate when it leaves,
+#: after at least 200 ms and one round trip at 4 packets, so a cycle lasts 10.2 s plus a
+#: round trip or two
+PROBE_RTT_CYCLE_S = (10.2, 10.5)
+#: how finely a period is estimated, s: the larger of a 0.5-s bin (the autocorrelation) and
+#: the spacing of periodogram lines near 10 s in 180 s of samples (0.56 s), rounded up
+PERIOD_RESOLUTION_S = 0.6
+#: where a dominant period counts as BBRv1's ProbeRTT clock, s: the cycle widened by the
+#: resolution on each side. Derived from BBRv1's timers and the estimates' resolution, not
+#: from the runs it reads
+PROBE_RTT_BAND_S = (PROBE_RTT_CYCLE_S[0] - PERIOD_RESOLUTION_S,
+                    PROBE_RTT_CYCLE_S[1] + PERIOD_RESOLUTION_S)
+#: the level at which the dominant line must beat its null, fixed before any run is read
+TEST_ALPHA = 0.01
+#: surrogates per series: the smallest p-value they can give is 1 / (1 + this)
+TEST_SURROGATES = 999
+#: neighbouring periodogram lines over which the continuum is a running median (odd)
+CONTINUUM_LINES = 11
+#: the surrogates' seed, so a run's verdict is reproducible
+TEST_SEED = 20261202
+
+
+@dataclass(frozen=True)
+class PeriodTest:
+    """The period test of one series: its dominant periodogram line in the search range,
+    how it stands out (its power over the range's mean power), the chance of a line that
+    strong in surrogates without it, and the verdict."""
+
+    period_s: float
+    ratio: float
+    p_surrogate: float
+    relation: str   # the dominant period against the band: "1x", "2x", "1/4", "unrelated"
+    verdict: str    # see :func:`period_test`
+
+
+def continuum(power, lines: int = CONTINUUM_LINES) -> np.ndarray:
+    """The periodogram's continuum: a running median over ``lines`` neighbouring lines,
+    centred on each line (near the ends the window shrinks symmetrically, so a steep red
+    background is not read from lines on one side only). A narrow line barely moves a
+    median, so the continuum keeps a series' red, autocorrelated background and drops its
+    periodic lines."""
+    p = np.asarray(power, dtype=float)
+    if lines < 1 or lines % 2 == 0:
+        raise invalid("lines", lines, "an odd number >= 1")
+    n = len(p)
+    return np.array([np.median(p[i - h:i + h + 1])
+                     for i in range(n) for h in [min(lines // 2, i, n - 1 - i)]])
+
+
+def surrogates(x, n: int, seed: int = TEST_SEED, lines: int = CONTINUUM_LINES) -> np.ndarray:
+    """``n`` series (rows) of the length of ``x`` whose expected periodogram is the
+    continuum of ``x``'s and whose phases are random: Gaussian noise with the series' own
+    red background and none of its lines, the null of :func:`period_test`.
+
+    Randomising the phases of ``x``'s own spectrum would keep every line (a phase-randomised
+    surrogate has the very periodogram of its series), so it could not test one; the
+    continuum is what the null keeps instead."""
+    y = np.asarray(x, dtype=float)
+    y = y - y.mean()
+    m = len(y)
+    power = np.abs(np.fft.rfft(y)) ** 2
+    amp = np.sqrt(np.concatenate([[0.0], continuum(power[1:], lines)]) / 2)
+    rng = np.random.default_rng(seed)
+    f = amp * (rng.standard_normal((n, len(amp))) + 1j * rng.standard_normal((n, len(amp))))
+    f[:, 0] = 0.0
+    if m % 2 == 0:  # the Nyquist line of a real series is real
+        f[:, -1] = amp[-1] * np.sqrt(2) * rng.standard_normal(n)
+    return np.fft.irfft(f, m, axis=1)
+
+
+def band_relation(period_s: float, band_s: tuple[float, float] = PROBE_RTT_BAND_S,
+                  max_n: int = 6) -> str:
+    """Where ``period_s`` lies against a clock known to lie in ``band_s``: ``"1x"`` inside
+    it, ``"3x"`` inside three times it (a multiple), ``"1/4"`` inside a quarter of it (a
+    harmonic), ``"unrelated"`` elsewhere."""
+    lo, hi = band_s
+    if not 0 < lo < hi:
+        raise invalid("band_s", band_s, "0 < low < high (s)")
+    if not np.isfinite(period_s):
+        return "unrelated"
+    for n in range(1, max_n + 1):
+        if n * lo <= period_s <= n * hi:
+            return f"{n}x"
+        if n > 1 and lo / n <= period_s <= hi / n:
+            return f"1/{n}"
+    return "unrelated"
+
+
+def period_test(x, dt: float, min_s: float, max_s: float, *,
+                band_s: tuple[float, float] = PROBE_RTT_BAND_S, alpha: float = TEST_ALPHA,
+                n_surrogates: int = TEST_SURROGATES, seed: int = TEST_SEED) -> PeriodTest:
+    """Is the series' dominant period the clock of ``band_s``?
+
+    The statistic is the strongest periodogram line in [min_s, max_s] over the mean power
+    there (as :func:`spectral_period`). Its null is the same statistic in
+    :func:`surrogates` of the series, with ``p = (1 + #{surrogate >= observed}) /
+    (1 + n_surrogates)``. The verdict: ``"not significant"`` when ``p > alpha``, else by
+    where the dominant period lies (:func:`band_relation`): ``"interval"`` inside the band,
+    ``"multiple (2x)"``, ``"harmonic (1/4)"``, or ``"other period"``. Multiples and
+    harmonics are reported as such, never as the interval.
+
+    The statistic is the raw strongest line, so on a red spectrum long periods compete
+    with the band, and a train of short dips, whose power is shared among the interval's
+    harmonics, stands out less than a sine of the same energy: the test is conservative for
+    the ProbeRTT dips it looks for, and a verdict of "not significant" says the series
+    does not show one dominant period, not that no dips occur.
+    """
+    if not 0 < alpha < 1:
+        raise invalid("alpha", alpha, "0 < alpha < 1")
+    if n_surrogates < 1:
+        raise invalid("n_surrogates", n_surrogates, ">= 1")
+    line = spectral_period(x, dt, min_s, max_s)
+    if not np.isfinite(line.period_s):
+        return PeriodTest(np.nan, 0.0, 1.0, "unrelated", "not significant")
+    freq = np.fft.rfftfreq(len(np.asarray(x)), dt)[1:]
+    with np.errstate(divide="ignore"):
+        period = 1 / freq
+    sel = (period >= min_s) & (period <= max_s)
+    power = (np.abs(np.fft.rfft(surrogates(x, n_surrogates, seed), axis=1)) ** 2)[:, 1:][:, sel]
+    null = power.max(axis=1) / power.mean(axis=1)
+    p = float((1 + np.count_nonzero(null >= line.strength)) / (1 + n_surrogates))
+    rel = band_relation(line.period_s, band_s)
+    if p > alpha:
+        verdict = "not significant"
+    elif rel == "1x":
+        verdict = "interval"
+    elif rel.endswith("x"):
+        verdict = f"multiple ({rel})"
+    elif rel.startswith("1/"):
+        verdict = f"harmonic ({rel})"
+    else:
+        verdict = "other period"
+    return PeriodTest(line.period_s, line.strength, p, rel, verdict)

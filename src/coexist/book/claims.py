@@ -120,6 +120,22 @@ def best_by_range(accuracy, fmt: str = "{:.2f}", worst: bool = False) -> str:
     return "; ".join(parts) or "no range with a value"
 
 
+def span(values, fmt: str = "{:.1f}") -> str:
+    """The range of ``values`` as a claim's text, each end in ``fmt``: "10.0-10.6" ("-0.1 to
+    0.9" when it starts below zero, so no minus sign reads as a dash), or one value when
+    both ends read the same, or "none" when there is no value (NaNs left out)."""
+    kept = [v for v in values if v == v]
+    if not kept:
+        return "none"
+
+    def text(v) -> str:  # "-0.0" is 0.0 rounded from below: no sign
+        t = fmt.format(v)
+        return t[1:] if t.startswith("-") and float(t.split()[0]) == 0 else t
+
+    lo, hi = text(min(kept)), text(max(kept))
+    return lo if lo == hi else f"{lo} to {hi}" if lo.startswith("-") else f"{lo}-{hi}"
+
+
 def write(claims, path: Path) -> None:
     """Write claims to ``path`` (key, value, text; numbers to 10 significant digits)."""
     rows = [{"key": c.key,

@@ -23,6 +23,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from ..core.params import ParameterError, check_array
 
@@ -211,3 +212,21 @@ def multi_flow(
         cubic_pf = np.where(nc > 0, cubic_total / nc, np.nan)  # eq. (23)
         bbr_pf = np.where(nb > 0, bbr_total / nb, np.nan)  # eq. (24)
     return MultiFlow(share, cubic_total, bbr_total, cubic_pf, bbr_pf)
+
+
+def share_bounds(flow_counts, buffers_bdp, beta=BETA_CUBIC) -> pd.DataFrame:
+    """The closed form's band of the BBR flows' total share (eqs. 21-24) for every mix of
+    every flow count: ``n - k`` CUBIC and ``k`` BBR flows, ``0 < k < n``, at each buffer.
+    Rows: ``n_flows``, ``n_bbr``, ``buffer_bdp``, ``share_lo`` and ``share_hi`` (the lower and
+    upper of the synchronised and de-synchronised readings; which is lower depends on the
+    mix)."""
+    x = _check_buffer(buffers_bdp)
+    parts = []
+    for n in flow_counts:
+        for k in range(1, int(n)):
+            lo = aggregate_bbr_share(x, n - k, k, synchronised=True, beta=beta)
+            hi = aggregate_bbr_share(x, n - k, k, synchronised=False, beta=beta)
+            parts.append(pd.DataFrame({"n_flows": n, "n_bbr": k, "buffer_bdp": x,
+                                       "share_lo": np.minimum(lo, hi),
+                                       "share_hi": np.maximum(lo, hi)}))
+    return pd.concat(parts, ignore_index=True)

@@ -57,8 +57,8 @@ def bottleneck_update(x_btl, x_max, t_pbw, t_period):
 
 @njit(cache=True, inline="always")
 def period_ms(rtprop):
-    """Eq. (20)'s period as the code takes it: 8 RTprops, in ms."""
-    return 8.0 * rtprop
+    """Eq. (20)'s period as the code takes it: :data:`PERIOD_RTPROPS` RTprops, in ms."""
+    return PERIOD_RTPROPS * rtprop
 
 
 @njit(cache=True, inline="always")

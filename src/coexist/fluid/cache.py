@@ -69,7 +69,7 @@ NOT_MODEL = ("cache.py", "codec.py", "fanout.py", "kernel_cache.py", "refresh.py
 #: the modules whose import registers every kind of stored result (:func:`load_kinds`)
 KIND_MODULES = ("coexist.fluid.equilibria", "coexist.fluid.run_length",
                 "coexist.fluid.convergence", "coexist.fluid.authors", "coexist.fluid.fluctuation",
-                "coexist.fluid.beside_measured")
+                "coexist.fluid.beside_measured", "coexist.fluid.insights")
 
 
 #: every kind of stored result, by name: the function of its inputs that computes it

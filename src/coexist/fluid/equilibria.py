@@ -393,3 +393,52 @@ def equilibria(table: pd.DataFrame, tol: float = 0.0, z: float = nash.SPREAD_Z
         rows += [{"buffer_bdp": b, "mix": m, "mix_label": nash.mix_label(m),
                   "bbr_flows": sum(m)} for m in found]
     return pd.DataFrame(rows, columns=["buffer_bdp", "mix", "mix_label", "bbr_flows"])
+
+
+#: the fluid model's two variants WhatIf draws: as published, and with RTprop expiring
+SHARE_VARIANTS = {False: "fluid model", True: "fluid model, RTprop expiring"}
+
+
+def share_lines(*, capacities_mbps: Sequence[float], rtts_ms: Sequence[float],
+                flow_counts: Sequence[int], buffers_bdp: Sequence[float],
+                multi_capacities_mbps: Sequence[float], multi_rtts_ms: Sequence[float],
+                duration_s: float, warmup_s: float, step_s: float) -> pd.DataFrame:
+    """The BBR flows' total share of the link for every mix (1 to n - 1 BBR flows at one
+    RTT) at each buffer: every flow count's runs at the ``multi_`` capacities and RTTs, two
+    flows only elsewhere; as published and with RTprop expiring (:data:`SHARE_VARIANTS`).
+    One run per mix (:func:`mix_table`). Rows: ``source``, ``capacity_mbps``, ``rtt_ms``,
+    ``n_flows``, ``n_bbr``, ``buffer_bdp``, ``share``."""
+    parts = []
+    for cap, rtt, n, expiry in itertools.product(capacities_mbps, rtts_ms, flow_counts,
+                                                 SHARE_VARIANTS):
+        if n > 2 and not (np.isclose(cap, multi_capacities_mbps).any()
+                          and np.isclose(rtt, multi_rtts_ms).any()):
+            continue
+        t = mix_table([rtt / 1e3], n, buffers_bdp, capacity_bps=cap * 1e6,
+                      duration_s=duration_s, warmup_s=warmup_s, step_s=step_s,
+                      progress=False, mixes=[(k,) for k in range(1, n)],
+                      rtprop_expiry=expiry)
+        tot = t.assign(total=t.goodput_bps * t.flows).pivot_table(
+            index=["buffer_bdp", "mix_label"], columns="cca", values="total").reset_index()
+        parts.append(pd.DataFrame({
+            "source": SHARE_VARIANTS[expiry], "capacity_mbps": cap, "rtt_ms": rtt,
+            "n_flows": n, "n_bbr": tot.mix_label.astype(int), "buffer_bdp": tot.buffer_bdp,
+            "share": tot.bbr / (tot.bbr + tot.cubic)}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def variant_equilibria(group_rtts_s: Sequence[float], group_size: int,
+                       buffers_bdp: Sequence[float], variants: dict[tuple[bool, bool], str], *,
+                       capacity_bps: float, duration_s: float, warmup_s: float, step_s: float
+                       ) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
+    """Every mix of RTT groups (:func:`mix_table`) and its equilibria (:func:`equilibria`)
+    for each variant of the model (``variants``: (RTprop expiry, CUBIC recovery) -> name):
+    name -> mix table, and name -> equilibria."""
+    tables, found = {}, {}
+    for (expiry, recovery), name in variants.items():
+        tables[name] = mix_table(group_rtts_s, group_size, buffers_bdp,
+                                 capacity_bps=capacity_bps, duration_s=duration_s,
+                                 warmup_s=warmup_s, step_s=step_s, progress=False,
+                                 rtprop_expiry=expiry, cubic_recovery=recovery)
+        found[name] = equilibria(tables[name])
+    return tables, found

@@ -7,11 +7,12 @@ invalidate the cache, and they clear a cache by removing its files. The kernels 
 :mod:`.published` and :mod:`.solve` inline every equation of :mod:`.bbr`, :mod:`.bbr1`,
 :mod:`.bbr2` and :mod:`.smooth`, so an edited equation would otherwise be ignored by a
 cached kernel, and its runs stored under the new code's key. :func:`forget_stale_kernels`
-runs when those modules are imported: it hashes the inlined modules' source and, if the
-hash differs from the one recorded at the last compile, deletes the kernels' cache files,
-so that they are compiled again. One case escapes it: a process that imported the old
-equations and compiles its kernels after the new stamp was written stores stale kernels
-under the new stamp; edit the equations with no run in progress, or clear ``__pycache__``.
+runs when :mod:`.published` is imported (:mod:`.solve` imports it): it hashes the
+inlined modules' source and, if the hash differs from the one recorded at the last
+compile, deletes the kernels' cache files, so that they are compiled again. One case
+escapes it: a process that imported the old equations and compiles its kernels after the
+new stamp was written stores stale kernels under the new stamp; edit the equations with no
+run in progress, or clear ``__pycache__``.
 """
 
 from __future__ import annotations

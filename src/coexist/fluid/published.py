@@ -375,6 +375,7 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
                                                        xmax[i], mdwn[i], m_val)
                     # eq. (19): inflight
                     dv_pbw = x[i] - xdel_new
+                    drain = 0.0  # BBRv2's drain target, read by eq. (19) and eq. (27)
                     if c == BBR2:
                         drain = bbr2.drain_target(bdp, whi[i])
                         dv_pbw = bbr2.inflight_cruise_derivative(dv_pbw, crs, drain, v[i])
@@ -384,7 +385,6 @@ def integrate(cca, d0, dd, capacity, buffer, red, h, n_steps, start, every, w0, 
                     if c == BBR1:
                         ph0, ph1 = bbr1.pulses_published(t_net, rtprop, i % 6)
                     else:
-                        drain = bbr2.drain_target(bdp, whi[i])
                         dmdwn = bbr2.down_mode_change(mdwn[i], crs, t_net, rtprop, v[i], bdp,
                                                       pcs[lb_p], drain)
                         mdwn[i] = mdwn[i] + dmdwn

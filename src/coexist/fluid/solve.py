@@ -79,10 +79,8 @@ from numba import njit
 
 from ..analysis.fairness import jain
 from ..core.params import ParameterError, invalid
-from . import bbr, bbr1, bbr2, cubic, kernel_cache, network, published
+from . import bbr, bbr1, bbr2, cubic, network, published  # published clears stale kernels
 from .smooth import sigmoid
-
-kernel_cache.forget_stale_kernels()  # before the kernels' cache is read
 
 CCAS = {"reno": 0, "cubic": 1, "bbr1": 2, "bbr2": 3}
 READINGS = ("printed", "published")

@@ -461,3 +461,80 @@ def compare_sets(found: pd.DataFrame, first: str, second: str, *, by: Sequence[s
         out["both"] += 1
         out["fewer" if b.max() < a.min() else "more" if b.min() > a.max() else "overlap"] += 1
     return out
+
+
+def grouped_long(found: pd.DataFrame, series: str,
+                 group_rtts_ms: Sequence[float]) -> pd.DataFrame:
+    """Equilibria of RTT groups (rows with ``buffer_bdp``, ``mix`` and ``mix_label``, e.g.
+    :func:`observed_grouped_equilibria`'s or the fluid model's) as M-F10 draws them: one row
+    per equilibrium and group, with the group's RTT and its number of BBR flows."""
+    rows = [{"series": series, "buffer_bdp": float(r.buffer_bdp),
+             "equilibrium": f"{series}: {r.mix_label}", "mix_label": r.mix_label,
+             "group_rtt_ms": rtt, "bbr_flows_in_group": int(r.mix[g])}
+            for r in found.itertuples() for g, rtt in enumerate(group_rtts_ms)]
+    return pd.DataFrame(rows, columns=["series", "buffer_bdp", "equilibrium", "mix_label",
+                                       "group_rtt_ms", "bbr_flows_in_group"])
+
+
+def grouped_found(sets: dict[str, pd.DataFrame], buffers_bdp: Sequence[float],
+                  missing: dict[str, str]) -> pd.DataFrame:
+    """The equilibria each series finds at each buffer (``sets``: series -> equilibrium
+    rows), as text; where a series finds none, ``missing[series]`` says why. With whether
+    every equilibrium leaves the shortest-RTT group all on CUBIC."""
+    rows = []
+    for name, found in sets.items():
+        for b in buffers_bdp:
+            at = found[np.isclose(found.buffer_bdp.astype(float), b)]
+            rows.append({"series": name, "buffer (BDP)": f"{b:g}",
+                         "equilibria (BBR flows per group)":
+                             ", ".join(at.mix_label) or missing[name],
+                         "shortest-RTT group all CUBIC": (
+                             "" if at.empty else "yes" if all(m[0] == 0 for m in at.mix)
+                             else "no")})
+    return pd.DataFrame(rows)
+
+
+def grouped_checked(status: pd.DataFrame, fluid_sets: dict[str, pd.DataFrame],
+                    buffers_bdp: Sequence[float], n_mixes: int
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """How far the measurements decide the grouped mixes (``status``:
+    :func:`grouped_mix_status`): per buffer, the mixes stored and how many are an
+    equilibrium, not one, or undecided; and the measured verdict on every mix a fluid
+    model finds an equilibrium."""
+    stored, checked = [], []
+    for b in buffers_bdp:
+        at = status[np.isclose(status.buffer_bdp.astype(float), b)]
+        counts = at.status.value_counts()
+        stored.append({"buffer (BDP)": f"{b:g}", "mixes stored": f"{len(at)} of {n_mixes}",
+                       **{s: int(counts.get(s, 0))
+                          for s in ("equilibrium", "not an equilibrium", "undecided")}})
+        verdict = dict(zip(at.mix_label, zip(at.status, at.reason, strict=True), strict=True))
+        for name, found in fluid_sets.items():
+            for label in found[np.isclose(found.buffer_bdp.astype(float), b)].mix_label:
+                s, why = verdict.get(label, ("not stored yet", ""))
+                checked.append({"buffer (BDP)": f"{b:g}", "fluid model": name, "mix": label,
+                                "measured verdict": s + (f" ({why})" if why else "")})
+    return pd.DataFrame(stored), pd.DataFrame(checked, columns=[
+        "buffer (BDP)", "fluid model", "mix", "measured verdict"])
+
+
+def rates_at_equilibria(tables: dict[str, pd.DataFrame],
+                        sets: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Per-flow goodput (Mbit/s) of each group and algorithm, side by side for every
+    series (``tables``: series -> per-flow rows with ``buffer_bdp``, ``mix_label``,
+    ``rtt_s``, ``cca``, ``goodput_bps``), at every mix any of ``sets`` finds an
+    equilibrium. One row per buffer, mix and series; columns "<RTT> ms <cca>"."""
+    ne_mixes = {(float(b), m) for found in sets
+                for b, m in zip(found.buffer_bdp, found.mix_label, strict=True)}
+    side = []
+    for name, t in tables.items():
+        at_ne = t[np.array([(float(b), m) in ne_mixes  # rows (an empty list picks columns)
+                            for b, m in zip(t.buffer_bdp, t.mix_label, strict=True)],
+                           dtype=bool)]
+        side.append(at_ne.assign(series=name, buffer_bdp=at_ne.buffer_bdp.astype(float),
+                                 goodput_mbps=at_ne.goodput_bps.astype(float) / 1e6))
+    wide = pd.concat(side, ignore_index=True).pivot_table(
+        index=["buffer_bdp", "mix_label", "series"], columns=["rtt_s", "cca"],
+        values="goodput_mbps")
+    wide.columns = [f"{rtt * 1e3:g} ms {cca}" for rtt, cca in wide.columns]
+    return wide.reset_index()

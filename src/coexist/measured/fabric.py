@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..closed_form import nash
 from ..core import paths, settings, sidecars
-from .equilibria import region_in_whole_flows
+from .equilibria import DETERMINED_SPAN, region_in_whole_flows, set_span
 
 REPO = "ashutoshs25/bbr-dominance-experiments"
 #: the bundled copy (unchanged files, with their licence and source)
@@ -243,3 +243,15 @@ def fraction_gaps(points: pd.DataFrame, ours: str, theirs: str,
         rows.append({**dict(zip(key, k, strict=True)), "ours": mine[k], "theirs": other[k],
                      "gap": gap})
     return pd.DataFrame(rows, columns=[*key, "ours", "theirs", "gap"])
+
+
+def determined(points: pd.DataFrame,
+               key: tuple[str, ...] = ("source", "capacity_mbps", "rtt_ms", "buffer_bdp")
+               ) -> pd.Series:
+    """Whether each equilibrium (a row of ``points``, with ``bbr_flows``) belongs to a set
+    that places the mix: its source's equilibria at the same setting and buffer (``key``)
+    span at most :data:`~coexist.measured.equilibria.DETERMINED_SPAN` flow counts, in that
+    source's own flows. A wider set passes mixes that a deviation test at this precision
+    cannot tell apart, so it is left out of every comparison."""
+    span = points.groupby(list(key)).bbr_flows.transform(set_span)
+    return span <= DETERMINED_SPAN

@@ -151,3 +151,30 @@ def per_run_table(name: str, data_dir: Path, keep, read, columns: list[str]) -> 
         rows.append({**r._asdict(), **found})
     return pd.DataFrame(rows, columns=[*per_run.columns, *columns]).drop(
         columns="Index", errors="ignore")
+
+
+def mixed_single_rtt_runs(data_dir: Path = data.DATA) -> pd.DataFrame:
+    """Every stored run of every campaign in which CUBIC and BBR flows share one RTT with
+    no deliberate background load: one row per run with its campaign, key, capacity
+    (Mbit/s), RTT (ms), flows, BBR flows, buffer (BDP), the BBR flows' total share and the
+    fraction of flows running BBR. The measured points of WhatIf."""
+    columns = ["source", "campaign", "key", "capacity_mbps", "rtt_ms", "n_flows", "n_bbr",
+               "buffer_bdp", "share"]
+    parts = []
+    for path in sorted((Path(data_dir) / "campaigns").glob("*.yaml")):
+        tab = campaign_table(path.stem, data_dir)
+        if tab.empty:
+            continue
+        tab = tab[(tab["load"] == "none")]
+        one_rtt = tab.groupby("key").flow_rtt_s.nunique() == 1
+        tab = tab[tab.key.isin(one_rtt[one_rtt].index)]
+        r = runs(tab)
+        r = r[(r.n_bbr > 0) & (r.n_bbr < r.n_flows)]
+        parts.append(pd.DataFrame({
+            "source": "measured", "campaign": path.stem, "key": r.key,
+            "capacity_mbps": r.capacity_bps.astype(float) / 1e6,
+            "rtt_ms": (r.rtt_s.astype(float) * 1e3).round(3), "n_flows": r.n_flows.astype(int),
+            "n_bbr": r.n_bbr.astype(int), "buffer_bdp": r.buffer_bdp.astype(float),
+            "share": r.bbr_share.astype(float)}))
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+    return out.assign(bbr_fraction=out.n_bbr / out.n_flows)
