@@ -15,11 +15,12 @@ from ..core.params import invalid
 from . import cache, fanout, metrics, solve
 
 
-def _config(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s: float,
-            step_s: float, bin_s: float, n_cubic: int, n_bbr: int, buffer_bdp: float,
-            probe_rtt_interval_s: float | Sequence[float]) -> solve.Config:
-    """The fluid-model run of :func:`fluid_run` and :func:`fluid_panels`, its arguments
-    checked."""
+def _inputs(capacity_bps: float, rtt_s: float, duration_s: float, warmup_s: float,
+            step_s: float, bin_s: float, min_period_s: float, max_period_s: float,
+            sync_flows: int, n_cubic: int, n_bbr: int, buffer_bdp: float,
+            probe_rtt_interval_s: float | Sequence[float]) -> dict:
+    """The memo inputs of :func:`fluid_run` and :func:`fluid_panels`, their arguments
+    checked: the run's configuration and how its series is read."""
     intervals = (tuple(float(v) for v in probe_rtt_interval_s)
                  if isinstance(probe_rtt_interval_s, Sequence)
                  else (float(probe_rtt_interval_s),) * n_bbr)
@@ -30,11 +31,15 @@ def _config(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s: f
         raise invalid("warmup_s", warmup_s, f"0 <= warm-up < duration ({duration_s:g} s)")
     pps = capacity_bps / (8 * solve.PACKET_BYTES)
     n = n_cubic + n_bbr
-    return solve.dumbbell(["cubic"] * n_cubic + ["bbr1"] * n_bbr, capacity_bps=capacity_bps,
-                          rtt_s=rtt_s, buffer_bdp=buffer_bdp, duration_s=duration_s,
-                          step_s=step_s, sample_s=bin_s / 50,
-                          initial_window=max(1.0, pps * rtt_s / n),
-                          probe_rtt_interval_s=(PROBE_RTT_INTERVAL_S,) * n_cubic + intervals)
+    cfg = solve.dumbbell(["cubic"] * n_cubic + ["bbr1"] * n_bbr, capacity_bps=capacity_bps,
+                         rtt_s=rtt_s, buffer_bdp=buffer_bdp, duration_s=duration_s,
+                         step_s=step_s, sample_s=bin_s / 50,
+                         initial_window=max(1.0, pps * rtt_s / n),
+                         probe_rtt_interval_s=(PROBE_RTT_INTERVAL_S,) * n_cubic + intervals)
+    return {"config": repr(cfg), "warmup_s": float(warmup_s), "bin_s": float(bin_s),
+            "periods": [float(min_period_s), float(max_period_s)],
+            "sync_flows": int(sync_flows), "capacity_bps": float(capacity_bps),
+            "n_cubic": int(n_cubic)}
 
 
 def fluid_run(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s: float,
@@ -46,15 +51,9 @@ def fluid_run(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s:
     one per BBR flow); every flow starts at an equal share of the BDP, as P-F1-2's run.
     Goodput is each flow's sending rate thinned by the loss it meets at the queue
     (:func:`.metrics.goodput_pps`), sampled 50 times per bin. Memoised on disk."""
-    cfg = _config(capacity_bps=capacity_bps, rtt_s=rtt_s, duration_s=duration_s,
-                  warmup_s=warmup_s, step_s=step_s, bin_s=bin_s, n_cubic=n_cubic,
-                  n_bbr=n_bbr, buffer_bdp=buffer_bdp,
-                  probe_rtt_interval_s=probe_rtt_interval_s)
-    inputs = {"config": repr(cfg), "warmup_s": float(warmup_s), "bin_s": float(bin_s),
-              "periods": [float(min_period_s), float(max_period_s)],
-              "sync_flows": int(sync_flows), "capacity_bps": float(capacity_bps),
-              "n_cubic": int(n_cubic)}
-    return dict(cache.memo("fluctuation", inputs))
+    return dict(cache.memo("fluctuation", _inputs(
+        capacity_bps, rtt_s, duration_s, warmup_s, step_s, bin_s, min_period_s,
+        max_period_s, sync_flows, n_cubic, n_bbr, buffer_bdp, probe_rtt_interval_s)))
 
 
 def fluid_panels(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup_s: float,
@@ -64,15 +63,9 @@ def fluid_panels(*, capacity_bps: float, rtt_s: float, duration_s: float, warmup
     """The row of one fluid-model run, as :func:`fluid_run`, with the run's drawn rows in
     P-F1-2's figure (:func:`coexist.analysis.fluctuation.panels`, no goodput over time),
     every BBR flow at the published ProbeRTT interval. Memoised on disk."""
-    cfg = _config(capacity_bps=capacity_bps, rtt_s=rtt_s, duration_s=duration_s,
-                  warmup_s=warmup_s, step_s=step_s, bin_s=bin_s, n_cubic=n_cubic,
-                  n_bbr=n_bbr, buffer_bdp=buffer_bdp,
-                  probe_rtt_interval_s=PROBE_RTT_INTERVAL_S)
-    inputs = {"config": repr(cfg), "warmup_s": float(warmup_s), "bin_s": float(bin_s),
-              "periods": [float(min_period_s), float(max_period_s)],
-              "sync_flows": int(sync_flows), "capacity_bps": float(capacity_bps),
-              "n_cubic": int(n_cubic)}
-    out = cache.memo("fluctuation-panels", inputs)
+    out = cache.memo("fluctuation-panels", _inputs(
+        capacity_bps, rtt_s, duration_s, warmup_s, step_s, bin_s, min_period_s,
+        max_period_s, sync_flows, n_cubic, n_bbr, buffer_bdp, PROBE_RTT_INTERVAL_S))
     return dict(out["row"]), out["panels"]
 
 
