@@ -196,7 +196,7 @@ PERIOD_RESOLUTION_S = 0.6
 #: from the runs it reads
 PROBE_RTT_BAND_S = (PROBE_RTT_CYCLE_S[0] - PERIOD_RESOLUTION_S,
                     PROBE_RTT_CYCLE_S[1] + PERIOD_RESOLUTION_S)
-#: the level at which the dominant line must beat its null, fixed before any run is read
+#: the level at which the dominant line must beat its null
 TEST_ALPHA = 0.01
 #: surrogates per series: the smallest p-value they can give is 1 / (1 + this)
 TEST_SURROGATES = 999
