@@ -32,6 +32,8 @@ PALETTE = {
     "Ware et al.": "#66a61e",
     "fair share": "#666666",
     "measured (this testbed)": "#222222",
+    "run-length study (1,200-s runs)": "#0571b0",
+    "not settled (run-length study)": "#a0a0a0",
     "fluid model": "#e6ab02",
     "fluid model, RTprop expiring": "#a6761d",
     "fluid model, RTprop expiring, CUBIC recovery": "#1f78b4",

@@ -493,11 +493,14 @@ ENTRIES: tuple[Entry, ...] = (
 
 _MIX = ("equilibrium", "mix_sweep")
 _VALIDATION = ("fluid_validation",)
+#: the run-length study, which decides which deep-buffer points a page counts
+_STUDY = ("run_length",)
 #: what each figure reads of the bundled measurements (figures not listed read none)
 CAMPAIGNS: dict[str, tuple[str, ...]] = {
-    "M-F1": ("two_flow",), "M-F3": ("two_flow", "cubic_alone"), "M-F4": ("multi_flow",),
-    "M-F5": _MIX, "M-F7": _MIX, "M-F8": _MIX, "F-Exp2": _MIX, "M-F11": (*_MIX, "two_flow"),
-    "M-F10": ("mixed_rtt",), "F-NE": _MIX, "M-F12": ("two_flow", "deep_buffer"),
+    "M-F1": ("two_flow", *_STUDY), "M-F3": ("two_flow", "cubic_alone", *_STUDY),
+    "M-F4": ("multi_flow",), "M-F5": _MIX, "M-F7": _MIX, "M-F8": _MIX,
+    "F-Exp2": (*_MIX, *_STUDY), "M-F11": (*_MIX, "two_flow"), "M-F10": ("mixed_rtt",),
+    "F-NE": (*_MIX, *_STUDY), "M-F12": ("two_flow", "deep_buffer", *_STUDY),
     "S-F1": _VALIDATION, "S-F4-5-11-12": _VALIDATION, "S-F6-10": _VALIDATION,
     "S-F13-17": _VALIDATION, "S-Options": ("two_flow", "cubic_alone", *_VALIDATION),
     "S-Insights": _VALIDATION, "P-F1-2": ("fluctuation",),
