@@ -69,72 +69,154 @@ def test_the_longest_prefix_of_each_stored_run_is_its_stored_share():
         assert whole == pytest.approx(float(stored.iloc[0]), abs=1e-3), d.name
 
 
-def _study(rows):
-    """A study verdict: (buffer_bdp, repeats, settled_s, before_longest) at 50 Mbit/s, 40 ms."""
+def _study(rows, planned=2):
+    """A study verdict at 50 Mbit/s, 40 ms: (buffer_bdp, repeats, settled_s, before_longest,
+    longest_share) per buffer."""
     return pd.DataFrame([{"capacity_mbps": 50.0, "rtt_ms": 40.0, "buffer_bdp": b,
-                          "planned": 2, "repeats": n, "settled_s": s, "before_longest": ok}
-                         for b, n, s, ok in rows])
+                          "planned": planned, "repeats": n, "settled_s": s,
+                          "before_longest": ok, "longest_share": share}
+                         for b, n, s, ok, share in rows])
 
 
-def _runs(buffers, run_s, capacity_bps=50e6, rtt_s=0.04):
+def _runs(buffers, run_s, warmup_s=None, capacity_bps=50e6, rtt_s=0.04):
+    run_s = np.broadcast_to(np.asarray(run_s, dtype=float), (len(buffers),))
+    warm = (1 - rl.SCORED) * run_s if warmup_s is None else warmup_s
     return pd.DataFrame({"capacity_bps": capacity_bps, "rtt_s": rtt_s,
-                         "buffer_bdp": buffers, "run_s": run_s})
+                         "buffer_bdp": buffers, "run_s": run_s, "warmup_s": warm})
 
 
-STUDY = _study([(2.0, 1, 1200.0, False), (10.0, 0, np.nan, False), (30.0, 2, 300.0, True),
-                (100.0, 1, 600.0, True)])
+STUDY = _study([(2.0, 2, 1200.0, False, 0.54), (10.0, 0, np.nan, False, np.nan),
+                (30.0, 2, 300.0, True, 0.37), (100.0, 2, 600.0, True, 0.10),
+                (200.0, 1, 300.0, True, 0.05)])
 
 
-def test_a_deep_run_counts_only_as_long_as_the_study_asks_on_both_sides():
+def _reader(shares):
+    """A study that gives BBR ``shares[buffer](start, end)`` over a window."""
+    return lambda cap, rtt, b, start, end: shares[b](start, end)
+
+
+#: a study whose share has settled from 300 s at 30 BDP and from 600 s at 100 BDP, read
+#: over any window ending at or after that (earlier windows give it less)
+SETTLED = _reader({30.0: lambda a, e: 0.37 if e >= 300 else 0.20,
+                   100.0: lambda a, e: 0.10 if e >= 600 else 0.04,
+                   200.0: lambda a, e: 0.05})
+
+
+def test_a_deep_run_counts_only_where_the_study_vouches_on_both_sides():
     got = rl.settle(_runs([1.0, 5.0, 30.0, 30.0, 50.0, 100.0], [120.0] * 4 + [600.0] * 2),
-                    STUDY)
+                    STUDY, read=SETTLED)
     # shallow runs are outside the question, whatever the study's 2-BDP verdict
     assert got["settled"].tolist()[:2] == [True, True]
     assert got["status"].tolist()[:2] == ["measured", "measured"]
-    # 30 BDP needs 300 s: the 120-s runs are too short
+    # 30 BDP read over 72-120 s gives 0.20 against 0.37: the 120-s runs do not count
     assert not got["settled"].iloc[2] and got["status"].iloc[2] == rl.NOT_SETTLED
-    assert "needs 300 s" in got["reason"].iloc[2]
-    # 50 BDP lies between 30 (300 s) and 100 (600 s): the longer, 600 s, which it has
+    assert "give BBR 0.20, against 0.37" in got["reason"].iloc[2]
+    # 50 BDP lies between 30 (300 s) and 100 (600 s): both sides are read, 600 s suffices
     assert got["needs_s"].iloc[4] == 600.0 and got["settled"].iloc[4]
     assert got["settled"].iloc[5]
 
 
-def test_the_study_vouches_for_nothing_it_has_not_read():
-    got = rl.settle(_runs([15.0, 150.0, 30.0], [1200.0] * 3, capacity_bps=100e6), STUDY)
+def test_the_shallower_side_can_be_the_one_that_refuses():
+    # at 50 BDP the 100-BDP side agrees over 360-600 s, the 30-BDP side does not
+    read = _reader({30.0: lambda a, e: 0.30, 100.0: lambda a, e: 0.10})
+    got = rl.settle(_runs([50.0], [600.0]), STUDY, read=read)
+    assert not got["settled"].iloc[0] and "runs at 30 BDP give BBR 0.30" in got["reason"].iloc[0]
+
+
+def test_a_run_scored_from_an_early_warm_up_is_read_over_that_window():
+    # a 1,200-s run scored from 30 s takes in the early minutes: the study is read there
+    read = _reader({30.0: lambda a, e: 0.37 if a >= 180 else 0.30,
+                    100.0: lambda a, e: 0.10})
+    late = rl.settle(_runs([30.0], [1200.0], warmup_s=720.0), STUDY, read=read)
+    early = rl.settle(_runs([30.0], [1200.0], warmup_s=30.0), STUDY, read=read)
+    assert late["settled"].iloc[0] and not early["settled"].iloc[0]
+    assert "scored over 30-1200 s" in early["reason"].iloc[0]
+
+
+def test_the_study_vouches_for_nothing_it_has_not_read_in_full():
+    got = rl.settle(_runs([15.0, 150.0, 30.0], [1200.0] * 3, capacity_bps=100e6), STUDY,
+                    read=SETTLED)
     assert not got["settled"].any()
     assert "did not measure 100 Mbit/s, 40 ms" in got["reason"].iloc[0]
-    got = rl.settle(_runs([15.0, 150.0], [1200.0, 1200.0]), STUDY)
-    # 15 BDP leans on 10 BDP, which has no run; 150 BDP is beyond the deepest buffer
-    assert "no run at 50 Mbit/s, 40 ms, 10 BDP" in got["reason"].iloc[0]
+    got = rl.settle(_runs([15.0, 250.0, 150.0], [1200.0] * 3), STUDY, read=SETTLED)
+    # 15 BDP leans on 10 BDP, which has no run; 250 BDP is beyond the deepest buffer;
+    # 150 BDP leans on 200 BDP, which has 1 of its 2 runs
+    assert "0 of its 2 runs at 50 Mbit/s, 40 ms, 10 BDP" in got["reason"].iloc[0]
     assert "deepest buffer" in got["reason"].iloc[1]
-    assert got["needs_s"].isna().all() and not got["settled"].any()
+    assert "1 of its 2 runs at 50 Mbit/s, 40 ms, 200 BDP" in got["reason"].iloc[2]
+    assert not got["settled"].any()
     # a buffer whose share still moves at the longest read vouches for no length
-    moving = _study([(30.0, 1, 1200.0, False)])
-    got = rl.settle(_runs([30.0], [1200.0]), moving)
+    moving = _study([(30.0, 2, 1200.0, False, 0.37)])
+    got = rl.settle(_runs([30.0], [1200.0]), moving, read=SETTLED)
     assert not got["settled"].iloc[0] and "still moves" in got["reason"].iloc[0]
+    # nor for a run whose length or warm-up is unknown, nor a buffer that is
+    got = rl.settle(_runs([30.0, np.nan], [np.nan, 1200.0]), STUDY, read=SETTLED)
+    assert "window is not known" in got["reason"].iloc[0]
+    assert not got["settled"].iloc[1]
+
+
+def test_a_shallower_point_than_the_studys_shallowest_deep_buffer_leans_on_that_buffer():
+    study = _study([(30.0, 2, 300.0, True, 0.37)])
+    got = rl.settle(_runs([12.0], [600.0]), study, read=SETTLED)
+    assert got["settled"].iloc[0] and got["needs_s"].iloc[0] == 300.0
 
 
 def test_the_verdict_lists_every_planned_setting_and_reads_the_stored_runs():
     v = rl.verdict()
-    assert len(v) == 8 and (v["planned"] == 2).all()
+    grid = {(50.0, 2.0), (50.0, 10.0), (50.0, 30.0), (50.0, 100.0), (10.0, 2.0), (10.0, 8.0),
+            (10.0, 32.0), (10.0, 64.0)}  # data/campaigns/run_length.yaml
+    assert set(zip(v["capacity_mbps"], v["buffer_bdp"], strict=True)) == grid
+    assert (v["planned"] == 2).all()
     stored = {(s["capacity_mbps"], s["buffer_bdp"]) for s, _ in rl.stored_runs()}
     assert {(c, b) for c, b, n in zip(v["capacity_mbps"], v["buffer_bdp"], v["repeats"],
                                       strict=True) if n > 0} == stored
     assert v.loc[v["repeats"] == 0, "settled_s"].isna().all()
 
 
-def test_points_are_counted_from_the_longest_settled_runs():
+def test_with_nothing_stored_the_verdict_vouches_for_nothing(tmp_path):
+    import shutil
+
+    from coexist import data
+
+    (tmp_path / "campaigns").mkdir()
+    shutil.copy(data.DATA / "campaigns" / "run_length.yaml", tmp_path / "campaigns")
+    v = rl.verdict(data_dir=tmp_path)
+    assert len(v) == 8 and (v["repeats"] == 0).all() and v["settled_s"].isna().all()
+    got = rl.settle(_runs([30.0], [1200.0]), v, read=SETTLED)
+    assert not got["settled"].iloc[0] and "0 of its 2 runs" in got["reason"].iloc[0]
+
+
+def test_points_are_counted_once_per_buffer_from_the_longest_settled_runs():
     study = rl.verdict()
     pts = rl.settled_points(["two_flow"], 50e6, 0.04, study)
     assert set(pts["campaign"]) <= {"two_flow", "run_length"}
-    # every counted point is settled, and at most one is counted per buffer
     assert pts.loc[pts["counted"], "settled"].all()
     assert not pts[pts["counted"]].duplicated("buffer_bdp").any()
-    # the study's own runs are drawn only at deep buffers
+    # every settled buffer has its counted point, from its longest settled runs
+    settled = pts[pts["settled"]]
+    assert set(pts.loc[pts["counted"], "buffer_bdp"]) == set(settled["buffer_bdp"])
+    for _, g in settled.groupby("buffer_bdp"):
+        assert g.loc[g["counted"], "run_s"].iloc[0] == g["run_s"].max()
+    # the study's own runs are drawn only at deep buffers, shallow points are all settled
     assert (pts.loc[pts["campaign"] == "run_length", "buffer_bdp"] >= rl.DEEP_FROM_BDP).all()
-    # every two-flow point from 10 BDP on is read against the study, with a reason if not
-    deep = pts[(pts["campaign"] == "two_flow") & (pts["buffer_bdp"] >= rl.DEEP_FROM_BDP)]
-    assert (deep["settled"] | (deep["reason"].str.len() > 0)).all()
+    assert pts.loc[pts["buffer_bdp"] < rl.DEEP_FROM_BDP, "settled"].all()
+    # a point not settled always says why
+    assert (pts.loc[~pts["settled"], "reason"].str.len() > 0).all()
+
+
+def test_an_equilibrium_is_as_settled_as_its_setting_window():
+    from coexist.measured import runs as runs_mod
+
+    mix = runs_mod.mix_runs(10)
+    frame = mix.drop_duplicates(["capacity_bps", "rtt_s", "buffer_bdp"])[
+        ["capacity_bps", "rtt_s", "buffer_bdp"]]
+    got = rl.settle_settings(frame, mix, rl.verdict())
+    assert len(got) == len(frame)
+    assert (got["run_s"] == 120.0).all() and (got["warmup_s"] == 30.0).all()
+    assert got.loc[got["buffer_bdp"] < rl.DEEP_FROM_BDP, "settled"].all()
+    # no setting outside the study's capacities and RTT is vouched for
+    outside = ~(np.isclose(got["rtt_s"], 0.04) & got["capacity_bps"].isin([10e6, 50e6]))
+    assert not got.loc[outside & got["deep"], "settled"].any()
 
 
 def test_a_page_names_each_point_it_does_not_count_and_why():
@@ -150,3 +232,17 @@ def test_a_page_names_each_point_it_does_not_count_and_why():
     assert text.startswith("The 120 or 180-s points at 30 BDP (runs of 120 s")
     assert "; at 150 BDP (deeper than" in text and text.endswith(f"are {rl.NOT_SETTLED}.")
     assert rl.not_settled_text(pts[pts["settled"]]) == ""
+
+
+def test_the_harness_checks_read_each_long_run():
+    runs = rl.stored_runs()
+    h = rl.harness_checks(runs)
+    assert len(h) == len(runs)
+    # nothing can sample an RTT below the base RTT, and the sockets held every window
+    assert (h["rtprop_min_ms"] >= h["rtt_ms"] - 0.05).all()
+    assert (h["socket_headroom"] > 1).all()
+    limit = 1 << 30  # coexist.testbed.topology.SOCKET_BUFFER_MAX
+    largest = h[["cubic_cwnd_max_mb", "bbr_cwnd_max_mb"]].max(axis=1) * 1e6
+    assert h["socket_headroom"].to_numpy() == pytest.approx((limit / largest).to_numpy())
+    # every stored run passed the lateness gate, which the summary's p99.9 must show
+    assert (h["lateness_p999_ms"] < 1.0).all()

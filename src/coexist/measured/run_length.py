@@ -11,7 +11,9 @@ whose share is within a tolerance of the longest's: the run length a campaign ne
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -44,13 +46,20 @@ def prefix_shares(series: pd.DataFrame, lengths_s: Sequence[float] = LENGTHS_S,
         if not 0 < length <= end + 1.0:  # the last interval ends within a second of the run
             raise invalid("lengths_s", length, f"0 < length <= the run's {end:.0f} s")
         start = length * (1.0 - scored)
-        part = series[(series["t_start_s"] >= start) & (series["t_start_s"] < length)]
-        by = part.groupby("cca")["bytes"].sum()
-        total = float(by.sum())
-        rows.append({"length_s": float(length), "scored_from_s": start,
-                     "bbr_share": float(by.get("bbr", 0.0)) / total if total > 0 else np.nan,
-                     "intervals": int((part["cca"] == "bbr").sum())})
+        share, intervals = window_share(series, start, length)
+        rows.append({"length_s": float(length), "scored_from_s": start, "bbr_share": share,
+                     "intervals": intervals})
     return pd.DataFrame(rows)
+
+
+def window_share(series: pd.DataFrame, start_s: float, end_s: float) -> tuple[float, int]:
+    """BBR's share of the goodput of one run's series over ``[start_s, end_s)`` (an interval
+    counts when it starts inside), and the number of BBR intervals counted."""
+    part = series[(series["t_start_s"] >= start_s) & (series["t_start_s"] < end_s)]
+    by = part.groupby("cca")["bytes"].sum()
+    total = float(by.sum())
+    return (float(by.get("bbr", 0.0)) / total if total > 0 else np.nan,
+            int((part["cca"] == "bbr").sum()))
 
 
 def stored_runs(campaign: str = "run_length",
@@ -145,16 +154,46 @@ def verdict(campaign: str = "run_length", lengths_s: Sequence[float] = LENGTHS_S
     return out.sort_values(keys, ignore_index=True)
 
 
-def _needs(capacity_mbps: float, rtt_ms: float, buffer_bdp: float,
-           study: pd.DataFrame) -> tuple[float, str]:
-    """The run length (s) the study says a run at this setting needs, or NaN with the reason
-    it cannot say: the longer of the settled lengths of the study's buffers on either side
-    at the same capacity and RTT (the buffer itself where the study measured it)."""
+def study_window_share(capacity_mbps: float, rtt_ms: float, buffer_bdp: float,
+                       start_s: float, end_s: float, campaign: str = "run_length",
+                       data_dir: Path = data.DATA) -> float:
+    """What the study's runs at one setting give BBR when scored over a campaign's own
+    window ``[start_s, end_s)``: the mean over its stored repeats (NaN where none is)."""
+    shares = [window_share(_series(str(d)), start_s, end_s)[0]
+              for setting, d in stored_runs(campaign, data_dir)
+              if np.isclose(setting["capacity_mbps"], capacity_mbps)
+              and np.isclose(setting["rtt_ms"], rtt_ms)
+              and np.isclose(setting["buffer_bdp"], buffer_bdp)]
+    return float(np.mean(shares)) if shares else np.nan
+
+
+@functools.lru_cache(maxsize=64)
+def _series(run_dir: str) -> pd.DataFrame:
+    return data.load_table(Path(run_dir) / data.RUN_FILES["series"], "series")
+
+
+#: how a setting's window is read against the study: (capacity_mbps, rtt_ms, buffer_bdp,
+#: start_s, end_s) -> BBR's share there (:func:`study_window_share` by default)
+WindowShare = Callable[[float, float, float, float, float], float]
+
+
+def _needs(capacity_mbps: float, rtt_ms: float, buffer_bdp: float, start_s: float,
+           end_s: float, study: pd.DataFrame, read: WindowShare,
+           tolerance: float) -> tuple[float, str]:
+    """Whether the study vouches for a run at this setting scored over ``[start_s, end_s)``:
+    the study's buffers on either side at the same capacity and RTT (the buffer itself
+    where the study measured it) must each have all their planned runs, a share that has
+    settled before the study's longest read, and, read over the same window, a share
+    within ``tolerance`` of that longest read's. Returns the longer of their settled
+    lengths (NaN where the study cannot say) and the reason it does not vouch ("" where
+    it does)."""
     same = study[np.isclose(study["capacity_mbps"], capacity_mbps)
                  & np.isclose(study["rtt_ms"], rtt_ms)]
     where = f"{capacity_mbps:g} Mbit/s, {rtt_ms:g} ms"
     if same.empty:
         return np.nan, f"the run-length study did not measure {where}"
+    if not np.isfinite(buffer_bdp):
+        return np.nan, "the buffer is not known"
     buffers = same["buffer_bdp"].to_numpy(dtype=float)
     if buffer_bdp > buffers.max() + 1e-9:
         return np.nan, (f"deeper than the run-length study's deepest buffer at {where} "
@@ -163,42 +202,55 @@ def _needs(capacity_mbps: float, rtt_ms: float, buffer_bdp: float,
     upper = buffers[buffers >= buffer_bdp - 1e-9]
     sides = sorted({float(lower.max()) if len(lower) else float(upper.min()),
                     float(upper.min())})
-    needs = 0.0
+    needs, longest_s = 0.0, LENGTHS_S[-1]
     for b in sides:
         row = same[np.isclose(same["buffer_bdp"], b)].iloc[0]
-        if row["repeats"] == 0:
-            return np.nan, f"the run-length study has no run at {where}, {b:g} BDP yet"
+        if row["repeats"] < row["planned"]:
+            return np.nan, (f"the run-length study has {int(row['repeats'])} of its "
+                            f"{int(row['planned'])} runs at {where}, {b:g} BDP")
         if not bool(row["before_longest"]):
             return np.nan, (f"at {where}, {b:g} BDP the study's share still moves at its "
                             f"longest read ({row['settled_s']:g} s)")
         needs = max(needs, float(row["settled_s"]))
+        end = min(end_s, longest_s)
+        start = min(start_s, (1.0 - SCORED) * longest_s)  # a window past the study's end
+        share = read(capacity_mbps, rtt_ms, b, start, end)
+        if not abs(share - float(row["longest_share"])) <= tolerance:
+            return needs, (f"scored over {start:g}-{end:g} s as these runs are, the study's "
+                           f"runs at {b:g} BDP give BBR {share:.2f}, against "
+                           f"{float(row['longest_share']):.2f} over {longest_s:,.0f} s")
     return needs, ""
 
 
 def settle(per_run: pd.DataFrame, study: pd.DataFrame,
-           deep_from_bdp: float = DEEP_FROM_BDP) -> pd.DataFrame:
-    """``per_run`` (capacity_bps, rtt_s, buffer_bdp and each run's length ``run_s``) with
-    whether each run counts: ``deep`` (from ``deep_from_bdp`` on), ``needs_s`` (the length
-    the study's :func:`verdict` asks for there, NaN where it cannot say), ``settled`` and a
-    ``status``, :data:`NOT_SETTLED` with its ``reason`` for a deep run that is too short or
-    that the study cannot vouch for. Shallower runs are outside the study's question and
-    count as measured."""
+           deep_from_bdp: float = DEEP_FROM_BDP, tolerance: float = TOLERANCE,
+           read: WindowShare | None = None) -> pd.DataFrame:
+    """``per_run`` (capacity_bps, rtt_s, buffer_bdp and each run's ``run_s`` and
+    ``warmup_s``: it is scored over ``[warmup_s, run_s)``) with whether each run counts:
+    ``deep`` (from ``deep_from_bdp`` on), ``needs_s`` (the settled length of the study's
+    :func:`verdict` there, NaN where it cannot say), ``settled``, and a ``status``,
+    :data:`NOT_SETTLED` with its ``reason`` for a deep run the study does not vouch for
+    (:func:`_needs`). Shallower runs are outside the study's question and count as
+    measured. ``read`` gives the study's share over a window (default
+    :func:`study_window_share`)."""
+    read = read or study_window_share
     out = per_run.copy()
     cap = out["capacity_bps"].astype(float).to_numpy() / 1e6
     rtt = out["rtt_s"].astype(float).to_numpy() * 1e3
     buf = out["buffer_bdp"].astype(float).to_numpy()
     run_s = out["run_s"].astype(float).to_numpy()
+    warm = out["warmup_s"].astype(float).to_numpy()
     needs, reasons = [], []
-    for c, r, b, s in zip(cap, rtt, buf, run_s, strict=True):
+    for c, r, b, s, w in zip(cap, rtt, buf, run_s, warm, strict=True):
         if b < deep_from_bdp:
             needs.append(np.nan)
             reasons.append("")
             continue
-        n, why = _needs(c, r, b, study)
-        if not np.isfinite(s):
-            why = "the runs' length is not known"
-        elif np.isfinite(n) and s < n:
-            why = f"runs of {s:g} s where the run-length study needs {n:g} s"
+        if not (np.isfinite(s) and np.isfinite(w)):
+            needs.append(np.nan)
+            reasons.append("the runs' scored window is not known")
+            continue
+        n, why = _needs(c, r, b, w, s, study, read, tolerance)
         needs.append(n)
         reasons.append(why)
     out["deep"] = buf >= deep_from_bdp
@@ -210,14 +262,17 @@ def settle(per_run: pd.DataFrame, study: pd.DataFrame,
 
 
 def campaign_runs(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
-    """:func:`coexist.measured.runs.runs` of a campaign, with each run's length ``run_s``
-    and the ``campaign``: what :func:`settle` reads."""
+    """:func:`coexist.measured.runs.runs` of a campaign, with each run's length ``run_s``,
+    its warm-up ``warmup_s`` and the ``campaign``: what :func:`settle` reads."""
     from . import runs as runs_mod
 
     table = runs_mod.campaign_table(name, data_dir)
     per_run = runs_mod.runs(table)
-    length = table.drop_duplicates("key").set_index("key")["duration_s"] if len(table) else {}
-    return per_run.assign(run_s=per_run["key"].map(length).astype(float), campaign=name)
+    first = table.drop_duplicates("key").set_index("key")
+    length = first["duration_s"] if len(table) else {}
+    warm = first["warmup_s"] if len(table) else {}
+    return per_run.assign(run_s=per_run["key"].map(length).astype(float),
+                          warmup_s=per_run["key"].map(warm).astype(float), campaign=name)
 
 
 def settled_points(campaigns: Sequence[str], capacity_bps: float, rtt_s: float,
@@ -240,18 +295,21 @@ def settled_points(campaigns: Sequence[str], capacity_bps: float, rtt_s: float,
                "status", "reason", "needs_s", "counted"]
     if here.empty:
         return pd.DataFrame(columns=columns)
-    here = settle(here.reset_index(drop=True), study)
-    by = ["campaign", "run_s", "buffer_bdp"]
-    g = here.groupby(by)
+    here = settle(here.reset_index(drop=True), study,
+                  read=functools.partial(study_window_share, data_dir=data_dir))
+    by = ["campaign", "run_s", "warmup_s", "buffer_bdp"]
+    g = here.groupby(by, dropna=False)
     points = pd.DataFrame({"mean": g[value].mean(), "min": g[value].min(),
                            "max": g[value].max(), "n_runs": g.size(),
                            "settled": g["settled"].all(), "status": g["status"].first(),
                            "reason": g["reason"].first(),
                            "needs_s": g["needs_s"].first()}).reset_index()
-    longest = points[points["settled"]].groupby("buffer_bdp")["run_s"].max()
-    points["counted"] = points["settled"] & np.isclose(
-        points["run_s"], points["buffer_bdp"].map(longest).astype(float))
-    return points.sort_values(["buffer_bdp", "run_s"], ignore_index=True)[columns]
+    points = points.sort_values(["buffer_bdp", "run_s"], ignore_index=True)
+    # one point per buffer is scored: the settled one of the longest runs (the first of equals)
+    settled = points[points["settled"]]
+    best = settled.loc[settled.groupby("buffer_bdp")["run_s"].idxmax()].index
+    points["counted"] = points.index.isin(best)
+    return points[columns]
 
 
 def study_label(run_s: float) -> str:
@@ -292,15 +350,73 @@ def settle_settings(frame: pd.DataFrame, mix: pd.DataFrame, study: pd.DataFrame,
     """``frame`` (rows of settings: capacity_bps, rtt_s, buffer_bdp, e.g. the equilibria
     found there) with :func:`settle`'s columns, each setting's run length being the shortest
     of its runs in ``mix`` (:func:`coexist.measured.runs.mix_runs`' rows, whose keys carry
-    their campaign's name): an equilibrium is only as settled as its shortest run."""
+    their campaign's name): an equilibrium is only as settled as its shortest run, scored
+    from its latest warm-up."""
     setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
     lengths: dict[str, float] = {}
+    warmups: dict[str, float] = {}
     for name in mix["campaign"].unique():
         r = campaign_runs(name, data_dir)
         lengths.update(zip(name + "/" + r["key"], r["run_s"], strict=True))
-    m = mix[setting].astype(float).assign(run_s=mix["key"].map(lengths).astype(float))
-    shortest = m.groupby(setting, as_index=False)["run_s"].min()
+        warmups.update(zip(name + "/" + r["key"], r["warmup_s"], strict=True))
+    m = mix[setting].astype(float).assign(run_s=mix["key"].map(lengths).astype(float),
+                                          warmup_s=mix["key"].map(warmups).astype(float))
+    # a setting's window: from its latest warm-up to its shortest run's end
+    window = m.groupby(setting, as_index=False).agg(run_s=("run_s", "min"),
+                                                   warmup_s=("warmup_s", "max"))
     out = frame.reset_index(drop=True)
-    keys = out[setting].astype(float)
-    run_s = keys.merge(shortest, on=setting, how="left")["run_s"]
-    return settle(out.assign(run_s=run_s.to_numpy()), study)
+    keys = out[setting].astype(float).merge(window, on=setting, how="left")
+    return settle(out.assign(run_s=keys["run_s"].to_numpy(),
+                             warmup_s=keys["warmup_s"].to_numpy()), study,
+                  read=functools.partial(study_window_share, data_dir=data_dir))
+
+
+def harness_checks(run_dirs: Sequence[tuple[dict, Path]]) -> pd.DataFrame:
+    """What limits the long runs, one row per run: whether the socket buffers hold the
+    windows a deep buffer needs, whether the delay line is what limits BBR, and how the
+    ACK-path delay shows in BBR's RTprop estimate and window.
+
+    - ``window_need_mb``: the most one flow can have in flight, one BDP plus the whole
+      buffer (MB); ``cubic_cwnd_max_mb`` / ``bbr_cwnd_max_mb``: the largest window sampled
+      of each flow, in bottleneck-sized packets (MB; CUBIC's slow start overshoots the
+      path before its first loss); ``socket_headroom``: the socket buffers' limit
+      (:data:`coexist.testbed.topology.SOCKET_BUFFER_MAX`) over the larger of those.
+    - ``lateness_p999_ms`` / ``lateness_max_ms``: how late the delay line released packets
+      (its gate: p99.9 under 1 ms); ``probe_p99_ms``: the path's RTT by ping.
+    - ``rtprop_min_ms`` / ``rtprop_median_ms``: BBR's own min-RTT estimate (``ss``) over the
+      scored part, beside the base RTT ``rtt_ms``: the ACK-path delay is in it in full.
+    - ``cwnd_over_2bdp_est``: BBR's window over twice the BDP its own estimates give
+      (bandwidth times RTprop), median over the scored samples: 1 where the window is
+      what eq. (7)'s cwnd gain of 2 makes it.
+    """
+    from ..testbed.topology import SOCKET_BUFFER_MAX
+
+    rows = []
+    for setting, d in run_dirs:
+        d = Path(d)
+        summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+        params = summary["params"]
+        packet = float(summary["bottleneck_mean_packet_bytes"])
+        bdp_bytes = params["capacity_bps"] * params["rtt_s"] / 8
+        need = bdp_bytes + float(params["buffer_bytes"])
+        sockets = data.load_table(d / data.RUN_FILES["sockets"], "sockets")
+        cwnd_max = sockets.groupby("cca")["cwnd"].max()
+        scored = sockets[sockets["t_s"] >= params["warmup_s"]]
+        bbr = scored[scored["cca"] == "bbr"].dropna(subset=["bbr_bw_bps", "bbr_mrtt_s",
+                                                            "cwnd"])
+        est = bbr["bbr_bw_bps"] / 8 * bbr["bbr_mrtt_s"] / packet  # packets
+        lateness = summary["delay_line"]["lateness_us"]
+        rows.append({
+            **setting, "rtt_ms": params["rtt_s"] * 1e3,
+            "window_need_mb": need / 1e6,
+            "cubic_cwnd_max_mb": float(cwnd_max.get("cubic", np.nan)) * packet / 1e6,
+            "bbr_cwnd_max_mb": float(cwnd_max.get("bbr", np.nan)) * packet / 1e6,
+            "socket_headroom": SOCKET_BUFFER_MAX / (float(cwnd_max.max()) * packet),
+            "lateness_p999_ms": lateness["p999"] / 1e3,
+            "lateness_max_ms": lateness["max"] / 1e3,
+            "probe_p99_ms": max(p["p99_s"] for p in summary["probe"]) * 1e3,
+            "rtprop_min_ms": float(bbr["bbr_mrtt_s"].min()) * 1e3 if len(bbr) else np.nan,
+            "rtprop_median_ms": float(bbr["bbr_mrtt_s"].median()) * 1e3 if len(bbr) else np.nan,
+            "cwnd_over_2bdp_est": float((bbr["cwnd"] / (2 * est)).median()) if len(bbr)
+            else np.nan})
+    return pd.DataFrame(rows)
