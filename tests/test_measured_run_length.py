@@ -246,3 +246,23 @@ def test_the_harness_checks_read_each_long_run():
     assert h["socket_headroom"].to_numpy() == pytest.approx((limit / largest).to_numpy())
     # every stored run passed the lateness gate, which the summary's p99.9 must show
     assert (h["lateness_p999_ms"] < 1.0).all()
+
+
+def test_nothing_to_settle_gives_typed_empty_columns():
+    got = rl.settle(_runs([], []), STUDY, read=SETTLED)
+    assert got.empty and got["settled"].dtype == bool
+    assert got[got["settled"]].empty  # selects rows, not columns
+    pts = rl.settled_points(["two_flow"], 7e6, 0.013, rl.verdict())
+    assert pts.empty and pts["counted"].dtype == bool and pts[pts["counted"]].empty
+
+
+def test_a_window_the_study_cannot_read_is_refused_with_its_reason():
+    nothing = _reader({30.0: lambda a, e: np.nan})
+    got = rl.settle(_runs([30.0], [1200.0]), STUDY, read=nothing)
+    assert not got["settled"].iloc[0] and "no goodput over" in got["reason"].iloc[0]
+    assert np.isnan(got["needs_s"].iloc[0])
+    # a window wholly after the study's runs is read as their longest read
+    seen = []
+    late = _reader({30.0: lambda a, e: seen.append((a, e)) or 0.37})
+    rl.settle(_runs([30.0], [3000.0], warmup_s=1500.0), STUDY, read=late)
+    assert seen == [(720.0, 1200.0)]

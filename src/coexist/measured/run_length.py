@@ -129,6 +129,9 @@ def settled_length(prefixes: pd.DataFrame, tolerance: float = TOLERANCE) -> pd.D
 DEEP_FROM_BDP = 10.0
 #: what a page calls a deep-buffer point the study does not declare settled
 NOT_SETTLED = "not settled (run-length study)"
+#: bytes of a bottleneck packet that are not TCP payload: Ethernet 14, IPv4 20, TCP 20 and
+#: its timestamp option 12 (``ss`` counts BBR's bandwidth in payload segments)
+WIRE_HEADER_BYTES = 66
 
 
 def verdict(campaign: str = "run_length", lengths_s: Sequence[float] = LENGTHS_S,
@@ -212,13 +215,18 @@ def _needs(capacity_mbps: float, rtt_ms: float, buffer_bdp: float, start_s: floa
             return np.nan, (f"at {where}, {b:g} BDP the study's share still moves at its "
                             f"longest read ({row['settled_s']:g} s)")
         needs = max(needs, float(row["settled_s"]))
-        end = min(end_s, longest_s)
-        start = min(start_s, (1.0 - SCORED) * longest_s)  # a window past the study's end
+        if start_s >= longest_s:  # scored wholly after the study's runs end: their longest read
+            start, end = (1.0 - SCORED) * longest_s, longest_s
+        else:
+            start, end = start_s, min(end_s, longest_s)
         share = read(capacity_mbps, rtt_ms, b, start, end)
+        if not np.isfinite(share):
+            return np.nan, (f"the study's runs at {where}, {b:g} BDP have no goodput over "
+                            f"{start:g}-{end:g} s")
         if not abs(share - float(row["longest_share"])) <= tolerance:
-            return needs, (f"scored over {start:g}-{end:g} s as these runs are, the study's "
-                           f"runs at {b:g} BDP give BBR {share:.2f}, against "
-                           f"{float(row['longest_share']):.2f} over {longest_s:,.0f} s")
+            return np.nan, (f"scored over {start:g}-{end:g} s as these runs are, the study's "
+                            f"runs at {b:g} BDP give BBR {share:.2f}, against "
+                            f"{float(row['longest_share']):.2f} over {longest_s:,.0f} s")
     return needs, ""
 
 
@@ -253,9 +261,9 @@ def settle(per_run: pd.DataFrame, study: pd.DataFrame,
         n, why = _needs(c, r, b, w, s, study, read, tolerance)
         needs.append(n)
         reasons.append(why)
-    out["deep"] = buf >= deep_from_bdp
-    out["needs_s"] = needs
-    out["settled"] = [not why for why in reasons]
+    out["deep"] = np.asarray(buf >= deep_from_bdp, dtype=bool)
+    out["needs_s"] = np.asarray(needs, dtype=float)
+    out["settled"] = np.array([not why for why in reasons], dtype=bool)
     out["status"] = ["measured" if not why else NOT_SETTLED for why in reasons]
     out["reason"] = reasons
     return out
@@ -294,7 +302,9 @@ def settled_points(campaigns: Sequence[str], capacity_bps: float, rtt_s: float,
     columns = ["campaign", "run_s", "buffer_bdp", "mean", "min", "max", "n_runs", "settled",
                "status", "reason", "needs_s", "counted"]
     if here.empty:
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame({c: pd.Series(dtype=bool if c in ("settled", "counted") else
+                                          str if c in ("campaign", "status", "reason")
+                                          else float) for c in columns})
     here = settle(here.reset_index(drop=True), study,
                   read=functools.partial(study_window_share, data_dir=data_dir))
     by = ["campaign", "run_s", "warmup_s", "buffer_bdp"]
@@ -306,8 +316,8 @@ def settled_points(campaigns: Sequence[str], capacity_bps: float, rtt_s: float,
                            "needs_s": g["needs_s"].first()}).reset_index()
     points = points.sort_values(["buffer_bdp", "run_s"], ignore_index=True)
     # one point per buffer is scored: the settled one of the longest runs (the first of equals)
-    settled = points[points["settled"]]
-    best = settled.loc[settled.groupby("buffer_bdp")["run_s"].idxmax()].index
+    settled = points[points["settled"].astype(bool)]
+    best = settled.sort_values("run_s", na_position="first").groupby("buffer_bdp").tail(1).index
     points["counted"] = points.index.isin(best)
     return points[columns]
 
@@ -386,17 +396,20 @@ def harness_checks(run_dirs: Sequence[tuple[dict, Path]]) -> pd.DataFrame:
     - ``rtprop_min_ms`` / ``rtprop_median_ms``: BBR's own min-RTT estimate (``ss``) over the
       scored part, beside the base RTT ``rtt_ms``: the ACK-path delay is in it in full.
     - ``cwnd_over_2bdp_est``: BBR's window over twice the BDP its own estimates give
-      (bandwidth times RTprop), median over the scored samples: 1 where the window is
+      (bandwidth times RTprop, in payload segments of the bottleneck packets less
+      :data:`WIRE_HEADER_BYTES`), median over the scored samples: 1 where the window is
       what eq. (7)'s cwnd gain of 2 makes it.
     """
     from ..testbed.topology import SOCKET_BUFFER_MAX
 
+    nan = float("nan")
     rows = []
     for setting, d in run_dirs:
         d = Path(d)
         summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         params = summary["params"]
         packet = float(summary["bottleneck_mean_packet_bytes"])
+        mss = packet - WIRE_HEADER_BYTES  # what ss counts BBR's bandwidth in
         bdp_bytes = params["capacity_bps"] * params["rtt_s"] / 8
         need = bdp_bytes + float(params["buffer_bytes"])
         sockets = data.load_table(d / data.RUN_FILES["sockets"], "sockets")
@@ -404,17 +417,18 @@ def harness_checks(run_dirs: Sequence[tuple[dict, Path]]) -> pd.DataFrame:
         scored = sockets[sockets["t_s"] >= params["warmup_s"]]
         bbr = scored[scored["cca"] == "bbr"].dropna(subset=["bbr_bw_bps", "bbr_mrtt_s",
                                                             "cwnd"])
-        est = bbr["bbr_bw_bps"] / 8 * bbr["bbr_mrtt_s"] / packet  # packets
-        lateness = summary["delay_line"]["lateness_us"]
+        est = bbr["bbr_bw_bps"] / 8 * bbr["bbr_mrtt_s"] / mss  # segments
+        lateness = (summary.get("delay_line") or {}).get("lateness_us") or {}
+        probes = [p["p99_s"] for p in summary.get("probe") or []]
         rows.append({
             **setting, "rtt_ms": params["rtt_s"] * 1e3,
             "window_need_mb": need / 1e6,
             "cubic_cwnd_max_mb": float(cwnd_max.get("cubic", np.nan)) * packet / 1e6,
             "bbr_cwnd_max_mb": float(cwnd_max.get("bbr", np.nan)) * packet / 1e6,
             "socket_headroom": SOCKET_BUFFER_MAX / (float(cwnd_max.max()) * packet),
-            "lateness_p999_ms": lateness["p999"] / 1e3,
-            "lateness_max_ms": lateness["max"] / 1e3,
-            "probe_p99_ms": max(p["p99_s"] for p in summary["probe"]) * 1e3,
+            "lateness_p999_ms": lateness.get("p999", nan) / 1e3,
+            "lateness_max_ms": lateness.get("max", nan) / 1e3,
+            "probe_p99_ms": max(probes) * 1e3 if probes else nan,
             "rtprop_min_ms": float(bbr["bbr_mrtt_s"].min()) * 1e3 if len(bbr) else np.nan,
             "rtprop_median_ms": float(bbr["bbr_mrtt_s"].median()) * 1e3 if len(bbr) else np.nan,
             "cwnd_over_2bdp_est": float((bbr["cwnd"] / (2 * est)).median()) if len(bbr)
