@@ -159,3 +159,13 @@ def multi_flow_predictions(points: pd.DataFrame, n: int, fluid: pd.DataFrame,
         f = (f["BBR"] / (f["BBR"] + f["CUBIC"])).rename("share").reset_index()
         pred[name] = model_at(f, points, ["buffer_bdp"], "share")
     return pred
+
+
+def no_longer_than(predicted: dict[str, np.ndarray], models: Sequence[str],
+                   run_s: Sequence[float], duration_s: float) -> dict[str, np.ndarray]:
+    """``predicted`` (as :func:`error_by_range` takes it) with each of ``models`` set to NaN
+    at the points whose measured runs (``run_s``, one per point) last longer than the
+    model's own runs (``duration_s``): a model run is set beside no longer measurement."""
+    longer = np.asarray(run_s, dtype=float) > duration_s
+    return {name: np.where(longer, np.nan, pred) if name in models else pred
+            for name, pred in predicted.items()}

@@ -82,8 +82,7 @@ def campaign_prefixes(run_dirs: Sequence[tuple[dict, Path]],
     its directory (:func:`stored_runs`)."""
     frames = []
     for setting, d in run_dirs:
-        series = data.load_table(Path(d) / data.RUN_FILES["series"], "series")
-        frames.append(prefix_shares(series, lengths_s, scored).assign(**setting))
+        frames.append(prefix_shares(_series(str(d)), lengths_s, scored).assign(**setting))
     columns = ["capacity_mbps", "rtt_ms", "buffer_bdp", "repeat", "length_s", "scored_from_s",
                "bbr_share", "intervals"]
     if not frames:
@@ -157,27 +156,31 @@ def verdict(campaign: str = "run_length", lengths_s: Sequence[float] = LENGTHS_S
     return out.sort_values(keys, ignore_index=True)
 
 
-def study_window_share(capacity_mbps: float, rtt_ms: float, buffer_bdp: float,
-                       start_s: float, end_s: float, campaign: str = "run_length",
-                       data_dir: Path = data.DATA) -> float:
-    """What the study's runs at one setting give BBR when scored over a campaign's own
-    window ``[start_s, end_s)``: the mean over its stored repeats (NaN where none is)."""
-    shares = [window_share(_series(str(d)), start_s, end_s)[0]
-              for setting, d in stored_runs(campaign, data_dir)
-              if np.isclose(setting["capacity_mbps"], capacity_mbps)
-              and np.isclose(setting["rtt_ms"], rtt_ms)
-              and np.isclose(setting["buffer_bdp"], buffer_bdp)]
-    return float(np.mean(shares)) if shares else np.nan
-
-
 @functools.lru_cache(maxsize=64)
 def _series(run_dir: str) -> pd.DataFrame:
     return data.load_table(Path(run_dir) / data.RUN_FILES["series"], "series")
 
 
 #: how a setting's window is read against the study: (capacity_mbps, rtt_ms, buffer_bdp,
-#: start_s, end_s) -> BBR's share there (:func:`study_window_share` by default)
+#: start_s, end_s) -> BBR's share there (:func:`study_reader` by default)
 WindowShare = Callable[[float, float, float, float, float], float]
+
+
+def study_reader(campaign: str = "run_length", data_dir: Path = data.DATA) -> WindowShare:
+    """What the study's runs at a setting give BBR when scored over a campaign's own window
+    ``[start_s, end_s)``: the mean over its stored repeats (NaN where none is). The runs
+    are listed once, when the reader is made."""
+    runs = stored_runs(campaign, data_dir)
+
+    def read(capacity_mbps: float, rtt_ms: float, buffer_bdp: float, start_s: float,
+             end_s: float) -> float:
+        shares = [window_share(_series(str(d)), start_s, end_s)[0] for setting, d in runs
+                  if np.isclose(setting["capacity_mbps"], capacity_mbps)
+                  and np.isclose(setting["rtt_ms"], rtt_ms)
+                  and np.isclose(setting["buffer_bdp"], buffer_bdp)]
+        return float(np.mean(shares)) if shares else np.nan
+
+    return read
 
 
 def _needs(capacity_mbps: float, rtt_ms: float, buffer_bdp: float, start_s: float,
@@ -240,8 +243,8 @@ def settle(per_run: pd.DataFrame, study: pd.DataFrame,
     :data:`NOT_SETTLED` with its ``reason`` for a deep run the study does not vouch for
     (:func:`_needs`). Shallower runs are outside the study's question and count as
     measured. ``read`` gives the study's share over a window (default
-    :func:`study_window_share`)."""
-    read = read or study_window_share
+    :func:`study_reader`)."""
+    read = read or study_reader()
     out = per_run.copy()
     cap = out["capacity_bps"].astype(float).to_numpy() / 1e6
     rtt = out["rtt_s"].astype(float).to_numpy() * 1e3
@@ -275,12 +278,16 @@ def campaign_runs(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
     from . import runs as runs_mod
 
     table = runs_mod.campaign_table(name, data_dir)
+    timing = _timing(table)
     per_run = runs_mod.runs(table)
-    first = table.drop_duplicates("key").set_index("key")
-    length = first["duration_s"] if len(table) else {}
-    warm = first["warmup_s"] if len(table) else {}
-    return per_run.assign(run_s=per_run["key"].map(length).astype(float),
-                          warmup_s=per_run["key"].map(warm).astype(float), campaign=name)
+    return per_run.assign(run_s=per_run["key"].map(timing["duration_s"]).astype(float),
+                          warmup_s=per_run["key"].map(timing["warmup_s"]).astype(float),
+                          campaign=name)
+
+
+def _timing(table: pd.DataFrame) -> pd.DataFrame:
+    """Each run's ``duration_s`` and ``warmup_s`` of a campaign table, by key."""
+    return table.drop_duplicates("key").set_index("key")[["duration_s", "warmup_s"]]
 
 
 def settled_points(campaigns: Sequence[str], capacity_bps: float, rtt_s: float,
@@ -305,8 +312,7 @@ def settled_points(campaigns: Sequence[str], capacity_bps: float, rtt_s: float,
         return pd.DataFrame({c: pd.Series(dtype=bool if c in ("settled", "counted") else
                                           str if c in ("campaign", "status", "reason")
                                           else float) for c in columns})
-    here = settle(here.reset_index(drop=True), study,
-                  read=functools.partial(study_window_share, data_dir=data_dir))
+    here = settle(here.reset_index(drop=True), study, read=study_reader(data_dir=data_dir))
     by = ["campaign", "run_s", "warmup_s", "buffer_bdp"]
     g = here.groupby(by, dropna=False)
     points = pd.DataFrame({"mean": g[value].mean(), "min": g[value].min(),
@@ -362,15 +368,14 @@ def settle_settings(frame: pd.DataFrame, mix: pd.DataFrame, study: pd.DataFrame,
     of its runs in ``mix`` (:func:`coexist.measured.runs.mix_runs`' rows, whose keys carry
     their campaign's name): an equilibrium is only as settled as its shortest run, scored
     from its latest warm-up."""
+    from . import runs as runs_mod
+
     setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
-    lengths: dict[str, float] = {}
-    warmups: dict[str, float] = {}
-    for name in mix["campaign"].unique():
-        r = campaign_runs(name, data_dir)
-        lengths.update(zip(name + "/" + r["key"], r["run_s"], strict=True))
-        warmups.update(zip(name + "/" + r["key"], r["warmup_s"], strict=True))
-    m = mix[setting].astype(float).assign(run_s=mix["key"].map(lengths).astype(float),
-                                          warmup_s=mix["key"].map(warmups).astype(float))
+    timing = pd.concat([_timing(runs_mod.campaign_table(name, data_dir)).rename(
+        index=lambda k, name=name: f"{name}/{k}") for name in mix["campaign"].unique()])
+    m = mix[setting].astype(float).assign(
+        run_s=mix["key"].map(timing["duration_s"]).astype(float),
+        warmup_s=mix["key"].map(timing["warmup_s"]).astype(float))
     # a setting's window: from its latest warm-up to its shortest run's end
     window = m.groupby(setting, as_index=False).agg(run_s=("run_s", "min"),
                                                    warmup_s=("warmup_s", "max"))
@@ -378,7 +383,7 @@ def settle_settings(frame: pd.DataFrame, mix: pd.DataFrame, study: pd.DataFrame,
     keys = out[setting].astype(float).merge(window, on=setting, how="left")
     return settle(out.assign(run_s=keys["run_s"].to_numpy(),
                              warmup_s=keys["warmup_s"].to_numpy()), study,
-                  read=functools.partial(study_window_share, data_dir=data_dir))
+                  read=study_reader(data_dir=data_dir))
 
 
 def harness_checks(run_dirs: Sequence[tuple[dict, Path]]) -> pd.DataFrame:
@@ -402,7 +407,6 @@ def harness_checks(run_dirs: Sequence[tuple[dict, Path]]) -> pd.DataFrame:
     """
     from ..testbed.topology import SOCKET_BUFFER_MAX
 
-    nan = float("nan")
     rows = []
     for setting, d in run_dirs:
         d = Path(d)
@@ -426,11 +430,30 @@ def harness_checks(run_dirs: Sequence[tuple[dict, Path]]) -> pd.DataFrame:
             "cubic_cwnd_max_mb": float(cwnd_max.get("cubic", np.nan)) * packet / 1e6,
             "bbr_cwnd_max_mb": float(cwnd_max.get("bbr", np.nan)) * packet / 1e6,
             "socket_headroom": SOCKET_BUFFER_MAX / (float(cwnd_max.max()) * packet),
-            "lateness_p999_ms": lateness.get("p999", nan) / 1e3,
-            "lateness_max_ms": lateness.get("max", nan) / 1e3,
-            "probe_p99_ms": max(probes) * 1e3 if probes else nan,
+            "lateness_p999_ms": lateness.get("p999", np.nan) / 1e3,
+            "lateness_max_ms": lateness.get("max", np.nan) / 1e3,
+            "probe_p99_ms": max(probes) * 1e3 if probes else np.nan,
             "rtprop_min_ms": float(bbr["bbr_mrtt_s"].min()) * 1e3 if len(bbr) else np.nan,
             "rtprop_median_ms": float(bbr["bbr_mrtt_s"].median()) * 1e3 if len(bbr) else np.nan,
             "cwnd_over_2bdp_est": float((bbr["cwnd"] / (2 * est)).median()) if len(bbr)
             else np.nan})
     return pd.DataFrame(rows)
+
+
+def first_and_longest_text(prefixes: pd.DataFrame) -> str:
+    """Per setting of :func:`campaign_prefixes`, BBR's mean share at its first and at its
+    longest read, as one clause each ("0.18 over the first 120 s and 0.37 over 1,200 s at
+    50 Mbit/s, 30 BDP"), joined by semicolons."""
+    parts = []
+    for (c, b), g in prefixes.groupby(["capacity_mbps", "buffer_bdp"]):
+        by_len = g.groupby("length_s")["bbr_share"].mean()
+        parts.append(f"{by_len.iloc[0]:.2f} over the first {by_len.index[0]:g} s and "
+                     f"{by_len.iloc[-1]:.2f} over {by_len.index[-1]:,.0f} s at {c:g} Mbit/s, "
+                     f"{b:g} BDP")
+    return "; ".join(parts)
+
+
+def series_order(labels: Sequence[str], measured: str) -> list[str]:
+    """The point series of :func:`point_labels` in a figure's legend order: the campaign's
+    own first, the study's next, the points not settled last."""
+    return sorted(dict.fromkeys(labels), key=lambda s: (s == NOT_SETTLED, s != measured))
