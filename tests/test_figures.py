@@ -119,6 +119,17 @@ def test_measured_marks_draw_the_spread_below_the_mean_and_say_how_many_runs():
     assert b["mark"]["color"] == d["mark"]["color"] == "#444"
 
 
+def test_hollow_measured_marks_are_open_points_in_their_colour_on_a_thinner_bar():
+    data = pd.DataFrame({"x": [1], "mean": [0.4], "lo": [0.3], "hi": [0.5], "n_runs": [2]})
+    base = alt.Chart(data).encode(x="x:Q", color=alt.Color("x:N"))
+    bar, dot = figures.measured_marks(base, "mean", "lo", "hi", hollow=True)
+    full_bar, full_dot = figures.measured_marks(base, "mean", "lo", "hi")
+    d, fd = dot.to_dict()["mark"], full_dot.to_dict()["mark"]
+    assert d["filled"] is False and "stroke" not in d  # the colour encoding draws the ring
+    assert fd["filled"] is True and fd["stroke"] == figures.MEASURED_COLOUR
+    assert bar.to_dict()["mark"]["strokeWidth"] < full_bar.to_dict()["mark"]["strokeWidth"]
+
+
 def test_a_figure_wider_than_the_text_column_or_with_tiny_text_is_refused():
     import pytest
 

@@ -266,3 +266,29 @@ def test_a_window_the_study_cannot_read_is_refused_with_its_reason():
     late = _reader({30.0: lambda a, e: seen.append((a, e)) or 0.37})
     rl.settle(_runs([30.0], [3000.0], warmup_s=1500.0), STUDY, read=late)
     assert seen == [(720.0, 1200.0)]
+
+
+def test_runs_of_many_flows_are_settled_by_their_setting_over_their_own_window():
+    """settle_runs scores each run over its campaign's window; the study (one CUBIC against
+    one BBR) vouches for settings, so no deep run at a capacity it did not measure counts."""
+    from coexist.measured import runs as runs_mod
+
+    mix = runs_mod.mix_runs(10)
+    got = rl.settle_runs(mix)
+    assert len(got) == len(mix)
+    assert (got["run_s"] == 120.0).all() and (got["warmup_s"] == 30.0).all()
+    assert got.loc[~got["deep"], "settled"].all()
+    outside = ~(np.isclose(got["rtt_s"], 0.04) & got["capacity_bps"].isin([10e6, 50e6]))
+    assert got.loc[outside & got["deep"]].shape[0] > 0, "the store has deep runs outside"
+    assert not got.loc[outside & got["deep"], "settled"].any()
+    assert got.loc[outside & got["deep"], "reason"].str.contains("did not measure").all()
+    # the same runs of a campaign table (no key prefix) give the same verdicts
+    flat = rl.settle_runs(rl.campaign_runs("multi_flow"))
+    assert (flat["run_s"] > 0).all()
+    assert not flat.loc[np.isclose(flat["capacity_bps"], 100e6) & flat["deep"],
+                        "settled"].any()
+
+
+def test_settle_runs_needs_each_runs_campaign():
+    with pytest.raises(ValueError, match="campaign"):
+        rl.settle_runs(_runs([30.0], [120.0]).assign(key="a"))

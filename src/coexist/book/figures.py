@@ -15,6 +15,8 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 
+from ..measured import run_length
+
 WIDTH, HEIGHT = 520, 300
 #: the book's text column, in pixels, in a window 1280 pixels wide; a figure no wider is
 #: shown at its own size, so its labels keep theirs (a wider one would be scaled down)
@@ -32,8 +34,8 @@ PALETTE = {
     "Ware et al.": "#66a61e",
     "fair share": "#666666",
     "measured (this testbed)": "#222222",
-    "run-length study (1,200-s runs)": "#0571b0",
-    "not settled (run-length study)": "#a0a0a0",
+    run_length.study_label(run_length.LENGTHS_S[-1]): "#0571b0",
+    run_length.NOT_SETTLED: "#a0a0a0",
     "fluid model": "#e6ab02",
     "fluid model, RTprop expiring": "#a6761d",
     "fluid model, RTprop expiring, CUBIC recovery": "#1f78b4",
@@ -143,22 +145,29 @@ def fluid_line(base: alt.Chart, y: str | alt.Y, version: str, **encode) -> alt.C
 
 def measured_marks(base: alt.Chart, y: str, lo: str, hi: str, *, tooltip: list | None = None,
                    where: str | alt.Predicate | None = None, color: str | None = None,
-                   size: float = 60, shape: str = "circle") -> tuple[alt.Chart, alt.Chart]:
+                   size: float = 60, shape: str = "circle",
+                   hollow: bool = False) -> tuple[alt.Chart, alt.Chart]:
     """Measurements as every figure draws them: the mean over runs as a filled point with a
     thin dark outline, on a bar from the smallest to the largest run.
 
     ``base`` carries x (and a colour encoding, unless ``color`` fixes one) and the data;
     ``y``, ``lo`` and ``hi`` name the mean, minimum and maximum columns; ``where`` keeps the
     measured rows of a mixed table. The tooltip gets the spread and the run count
-    (``n_runs``) appended. Returns the bar and the point, to be layered in that order.
+    (``n_runs``) appended. ``hollow`` draws an open point in the colour on a thin bar: a
+    measurement shown but not used (where colour already says something else, e.g. the
+    algorithm, and grey cannot mark it). Returns the bar and the point, to be layered in
+    that order.
     """
     fixed = {"color": color} if color else {}
     tip = [*(tooltip or []), alt.Tooltip(f"{lo}:Q", format=".3g", title="smallest run"),
            alt.Tooltip(f"{hi}:Q", format=".3g", title="largest run"),
            alt.Tooltip("n_runs:Q", title="runs")]
-    bar = base.mark_rule(strokeWidth=2, **fixed).encode(y=f"{lo}:Q", y2=f"{hi}:Q")
-    dot = base.mark_point(filled=True, size=size, shape=shape, stroke=MEASURED_COLOUR,
-                          strokeWidth=0.6, **fixed).encode(y=f"{y}:Q", tooltip=tip)
+    bar = base.mark_rule(strokeWidth=1 if hollow else 2, **fixed).encode(
+        y=f"{lo}:Q", y2=f"{hi}:Q")
+    outline = {"strokeWidth": 1.8} if hollow else {"stroke": MEASURED_COLOUR,
+                                                   "strokeWidth": 0.6}
+    dot = base.mark_point(filled=not hollow, size=size, shape=shape, **outline,
+                          **fixed).encode(y=f"{y}:Q", tooltip=tip)
     if where is not None:
         bar, dot = bar.transform_filter(where), dot.transform_filter(where)
     return bar, dot

@@ -498,8 +498,9 @@ _STUDY = ("run_length",)
 #: what each figure reads of the bundled measurements (figures not listed read none)
 CAMPAIGNS: dict[str, tuple[str, ...]] = {
     "M-F1": ("two_flow", *_STUDY), "M-F3": ("two_flow", "cubic_alone", *_STUDY),
-    "M-F4": ("multi_flow",), "M-F5": _MIX, "M-F7": _MIX, "M-F8": _MIX,
-    "F-Exp2": (*_MIX, *_STUDY), "M-F11": (*_MIX, "two_flow", *_STUDY), "M-F10": ("mixed_rtt",),
+    "M-F4": ("multi_flow", *_STUDY), "M-F5": (*_MIX, *_STUDY), "M-F7": (*_MIX, *_STUDY),
+    "M-F8": (*_MIX, *_STUDY), "F-Exp2": (*_MIX, *_STUDY),
+    "M-F11": (*_MIX, "two_flow", *_STUDY), "M-F10": ("mixed_rtt", *_STUDY),
     "F-NE": (*_MIX, *_STUDY), "M-F12": ("two_flow", "deep_buffer", *_STUDY),
     "S-F1": _VALIDATION, "S-F4-5-11-12": _VALIDATION, "S-F6-10": _VALIDATION,
     "S-F13-17": _VALIDATION, "S-Options": ("two_flow", "cubic_alone", *_VALIDATION, *_STUDY),

@@ -285,6 +285,33 @@ def campaign_runs(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
                           campaign=name)
 
 
+def settle_runs(per_run: pd.DataFrame, study: pd.DataFrame | None = None,
+                data_dir: Path = data.DATA) -> pd.DataFrame:
+    """Rows of :func:`coexist.measured.runs.runs` or :func:`~coexist.measured.runs.mix_runs`,
+    each with its ``campaign`` (a ``mix_runs`` key carries it as a prefix), with
+    :func:`settle`'s columns: each run is scored over its own campaign's window, from its
+    warm-up to its end. ``study`` defaults to the study's :func:`verdict`. This is how a page
+    of many flows asks whether its deep-buffer points may be used: the study measures one
+    CUBIC against one BBR, so it vouches for a setting (capacity, RTT, buffer), and a
+    setting it did not measure is not vouched for."""
+    from . import runs as runs_mod
+
+    if "campaign" not in per_run:
+        raise ValueError("settle_runs needs each run's campaign (a 'campaign' column)")
+    out = per_run.reset_index(drop=True)
+    run_s = np.full(len(out), np.nan)
+    warmup_s = np.full(len(out), np.nan)
+    for name in out["campaign"].unique():
+        timing = _timing(runs_mod.campaign_table(name, data_dir))
+        sel = (out["campaign"] == name).to_numpy()
+        keys = out.loc[sel, "key"].astype(str).str.removeprefix(f"{name}/")
+        run_s[sel] = keys.map(timing["duration_s"]).to_numpy(dtype=float)
+        warmup_s[sel] = keys.map(timing["warmup_s"]).to_numpy(dtype=float)
+    study = verdict(data_dir=data_dir) if study is None else study
+    return settle(out.assign(run_s=run_s, warmup_s=warmup_s), study,
+                  read=study_reader(data_dir=data_dir))
+
+
 def _timing(table: pd.DataFrame) -> pd.DataFrame:
     """Each run's ``duration_s`` and ``warmup_s`` of a campaign table, by key."""
     return table.drop_duplicates("key").set_index("key")[["duration_s", "warmup_s"]]
