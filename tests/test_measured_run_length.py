@@ -277,7 +277,6 @@ def test_runs_of_many_flows_are_settled_by_their_setting_over_their_own_window()
     got = rl.settle_runs(mix)
     assert len(got) == len(mix)
     assert (got["run_s"] == 120.0).all() and (got["warmup_s"] == 30.0).all()
-    assert got.loc[~got["deep"], "settled"].all()
     outside = ~(np.isclose(got["rtt_s"], 0.04) & got["capacity_bps"].isin([10e6, 50e6]))
     assert got.loc[outside & got["deep"]].shape[0] > 0, "the store has deep runs outside"
     assert not got.loc[outside & got["deep"], "settled"].any()
@@ -292,3 +291,32 @@ def test_runs_of_many_flows_are_settled_by_their_setting_over_their_own_window()
 def test_settle_runs_needs_each_runs_campaign():
     with pytest.raises(ValueError, match="campaign"):
         rl.settle_runs(_runs([30.0], [120.0]).assign(key="a"))
+
+
+def test_deep_runs_of_many_flows_count_where_the_study_agrees_over_their_window():
+    """With a study that has every run at 10, 30 and 100 BDP (50 Mbit/s, 40 ms), the deep
+    10-flow runs there count where the study, read over their own window, gives its longest
+    share, and none count where it gives another."""
+    from coexist.measured import runs as runs_mod
+
+    study = _study([(10.0, 2, 120.0, True, 0.40), (30.0, 2, 300.0, True, 0.37),
+                    (100.0, 2, 600.0, True, 0.10)])
+    longest = {10.0: 0.40, 30.0: 0.37, 100.0: 0.10}
+    mix = runs_mod.mix_runs(10)
+    here = runs_mod.at(mix, 50e6, 0.04)
+    here = here[(here["buffer_bdp"] >= rl.DEEP_FROM_BDP) & (here["buffer_bdp"] <= 100.0)]
+    assert len(here), "the store has deep 10-flow runs at 50 Mbit/s, 40 ms"
+    agree = rl.settle_runs(here, study, read=lambda c, r, b, a, e: longest[b])
+    assert agree["settled"].all() and (agree["status"] == "measured").all()
+    # scored over 30-120 s, the runs lean on the 300-s and 600-s settled lengths
+    assert (agree["needs_s"] >= 120.0).all()
+    apart = rl.settle_runs(here, study, read=lambda c, r, b, a, e: longest[b] + 0.05)
+    assert not apart["settled"].any()
+    assert apart["reason"].str.contains("scored over 30-120 s").all()
+    # the runs' own rule agrees with the settings' rule on the same runs
+    settings = here.drop_duplicates(["capacity_bps", "rtt_s", "buffer_bdp"])[
+        ["capacity_bps", "rtt_s", "buffer_bdp"]]
+    by_setting = rl.settle_settings(settings, mix, rl.verdict())
+    by_run = rl.settle_runs(here).drop_duplicates(["buffer_bdp"])
+    assert (by_setting.set_index("buffer_bdp")["settled"].sort_index().tolist()
+            == by_run.set_index("buffer_bdp")["settled"].sort_index().tolist())

@@ -286,14 +286,15 @@ def campaign_runs(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
 
 
 def settle_runs(per_run: pd.DataFrame, study: pd.DataFrame | None = None,
-                data_dir: Path = data.DATA) -> pd.DataFrame:
+                data_dir: Path = data.DATA, read: WindowShare | None = None) -> pd.DataFrame:
     """Rows of :func:`coexist.measured.runs.runs` or :func:`~coexist.measured.runs.mix_runs`,
     each with its ``campaign`` (a ``mix_runs`` key carries it as a prefix), with
     :func:`settle`'s columns: each run is scored over its own campaign's window, from its
     warm-up to its end. ``study`` defaults to the study's :func:`verdict`. This is how a page
     of many flows asks whether its deep-buffer points may be used: the study measures one
     CUBIC against one BBR, so it vouches for a setting (capacity, RTT, buffer), and a
-    setting it did not measure is not vouched for."""
+    setting it did not measure is not vouched for. ``read`` gives the study's share over a
+    window (default :func:`study_reader`)."""
     from . import runs as runs_mod
 
     if "campaign" not in per_run:
@@ -309,7 +310,7 @@ def settle_runs(per_run: pd.DataFrame, study: pd.DataFrame | None = None,
         warmup_s[sel] = keys.map(timing["warmup_s"]).to_numpy(dtype=float)
     study = verdict(data_dir=data_dir) if study is None else study
     return settle(out.assign(run_s=run_s, warmup_s=warmup_s), study,
-                  read=study_reader(data_dir=data_dir))
+                  read=read or study_reader(data_dir=data_dir))
 
 
 def _timing(table: pd.DataFrame) -> pd.DataFrame:
