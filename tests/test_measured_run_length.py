@@ -320,3 +320,13 @@ def test_deep_runs_of_many_flows_count_where_the_study_agrees_over_their_window(
     by_run = rl.settle_runs(here).drop_duplicates(["buffer_bdp"])
     assert (by_setting.set_index("buffer_bdp")["settled"].sort_index().tolist()
             == by_run.set_index("buffer_bdp")["settled"].sort_index().tolist())
+
+
+def test_settings_with_no_stored_run_have_no_window_and_no_deep_verdict():
+    from coexist.measured import runs as runs_mod
+
+    frame = pd.DataFrame({"capacity_bps": [50e6, 50e6], "rtt_s": [0.04, 0.04],
+                          "buffer_bdp": [2.0, 30.0]})
+    got = rl.settle_settings(frame, runs_mod.mix_runs(10).iloc[:0], STUDY)
+    assert got["settled"].tolist() == [True, False]
+    assert got["reason"].iloc[1] == "the runs' scored window is not known"

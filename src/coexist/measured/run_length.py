@@ -399,8 +399,11 @@ def settle_settings(frame: pd.DataFrame, mix: pd.DataFrame, study: pd.DataFrame,
     from . import runs as runs_mod
 
     setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
-    timing = pd.concat([_timing(runs_mod.campaign_table(name, data_dir)).rename(
-        index=lambda k, name=name: f"{name}/{k}") for name in mix["campaign"].unique()])
+    parts = [_timing(runs_mod.campaign_table(name, data_dir)).rename(
+        index=lambda k, name=name: f"{name}/{k}") for name in mix["campaign"].unique()]
+    # no run stored at the settings asked for: no window, so no deep setting is vouched for
+    timing = pd.concat(parts) if parts else pd.DataFrame(
+        {"duration_s": pd.Series(dtype=float), "warmup_s": pd.Series(dtype=float)})
     m = mix[setting].astype(float).assign(
         run_s=mix["key"].map(timing["duration_s"]).astype(float),
         warmup_s=mix["key"].map(timing["warmup_s"]).astype(float))
