@@ -295,19 +295,10 @@ def settle_runs(per_run: pd.DataFrame, study: pd.DataFrame | None = None,
     CUBIC against one BBR, so it vouches for a setting (capacity, RTT, buffer), and a
     setting it did not measure is not vouched for. ``read`` gives the study's share over a
     window (default :func:`study_reader`)."""
-    from . import runs as runs_mod
-
     if "campaign" not in per_run:
         raise ValueError("settle_runs needs each run's campaign (a 'campaign' column)")
     out = per_run.reset_index(drop=True)
-    run_s = np.full(len(out), np.nan)
-    warmup_s = np.full(len(out), np.nan)
-    for name in out["campaign"].unique():
-        timing = _timing(runs_mod.campaign_table(name, data_dir))
-        sel = (out["campaign"] == name).to_numpy()
-        keys = out.loc[sel, "key"].astype(str).str.removeprefix(f"{name}/")
-        run_s[sel] = keys.map(timing["duration_s"]).to_numpy(dtype=float)
-        warmup_s[sel] = keys.map(timing["warmup_s"]).to_numpy(dtype=float)
+    run_s, warmup_s = _windows(out, data_dir)
     study = verdict(data_dir=data_dir) if study is None else study
     return settle(out.assign(run_s=run_s, warmup_s=warmup_s), study,
                   read=read or study_reader(data_dir=data_dir))
@@ -316,6 +307,23 @@ def settle_runs(per_run: pd.DataFrame, study: pd.DataFrame | None = None,
 def _timing(table: pd.DataFrame) -> pd.DataFrame:
     """Each run's ``duration_s`` and ``warmup_s`` of a campaign table, by key."""
     return table.drop_duplicates("key").set_index("key")[["duration_s", "warmup_s"]]
+
+
+def _windows(rows: pd.DataFrame, data_dir: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's run length and warm-up (s), read from its ``campaign``'s table by its
+    ``key`` (which may carry the campaign as a prefix, as :func:`~coexist.measured.runs.
+    mix_runs`' keys do); NaN where the table has no such run."""
+    from . import runs as runs_mod
+
+    run_s = np.full(len(rows), np.nan)
+    warmup_s = np.full(len(rows), np.nan)
+    for name in rows["campaign"].unique():
+        timing = _timing(runs_mod.campaign_table(name, data_dir))
+        sel = (rows["campaign"] == name).to_numpy()
+        keys = rows.loc[sel, "key"].astype(str).str.removeprefix(f"{name}/")
+        run_s[sel] = keys.map(timing["duration_s"]).to_numpy(dtype=float)
+        warmup_s[sel] = keys.map(timing["warmup_s"]).to_numpy(dtype=float)
+    return run_s, warmup_s
 
 
 def settled_points(campaigns: Sequence[str], capacity_bps: float, rtt_s: float,
@@ -396,17 +404,11 @@ def settle_settings(frame: pd.DataFrame, mix: pd.DataFrame, study: pd.DataFrame,
     of its runs in ``mix`` (:func:`coexist.measured.runs.mix_runs`' rows, whose keys carry
     their campaign's name): an equilibrium is only as settled as its shortest run, scored
     from its latest warm-up."""
-    from . import runs as runs_mod
-
     setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
-    parts = [_timing(runs_mod.campaign_table(name, data_dir)).rename(
-        index=lambda k, name=name: f"{name}/{k}") for name in mix["campaign"].unique()]
     # no run stored at the settings asked for: no window, so no deep setting is vouched for
-    timing = pd.concat(parts) if parts else pd.DataFrame(
-        {"duration_s": pd.Series(dtype=float), "warmup_s": pd.Series(dtype=float)})
-    m = mix[setting].astype(float).assign(
-        run_s=mix["key"].map(timing["duration_s"]).astype(float),
-        warmup_s=mix["key"].map(timing["warmup_s"]).astype(float))
+    run_s, warmup_s = _windows(mix.reset_index(drop=True), data_dir)
+    m = mix[setting].astype(float).reset_index(drop=True).assign(run_s=run_s,
+                                                                 warmup_s=warmup_s)
     # a setting's window: from its latest warm-up to its shortest run's end
     window = m.groupby(setting, as_index=False).agg(run_s=("run_s", "min"),
                                                    warmup_s=("warmup_s", "max"))
