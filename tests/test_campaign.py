@@ -711,3 +711,54 @@ def test_campaign_files_are_read_strictly(tmp_path, text, match):
     with pytest.raises(ParameterError, match=match):
         campaign.load(write(tmp_path, text))
 
+
+
+def test_named_points_run_alone_in_the_order_given(tmp_path, monkeypatch):
+    """``points`` runs only the named points, in the order given, skipping those already
+    done; a key not in the grid is refused before anything runs."""
+    from coexist.testbed import topology
+
+    c = campaign.load(write(tmp_path, BASE))
+    root = c.run_dir(tmp_path)
+    keys = [p.key for p in c.points]
+    _fake_run(root, keys[3], "v3")
+    calls: list[str] = []
+
+    def fake_store(camp, point, result, data_dir, host=None):
+        calls.append(point.key)
+        _fake_run(root, point.key, f"r{len(calls)}")
+        return True
+
+    monkeypatch.setattr(campaign, "_execute", lambda exp, mu, load_kind="none": exp)
+    monkeypatch.setattr(campaign, "_store", fake_store)
+    monkeypatch.setattr(topology, "clean", lambda: [])
+    with pytest.raises(ParameterError, match=r"point = 'nope' is not a run of campaign"):
+        campaign.run(c, tmp_path, progress=False, points=[keys[2], "nope"])
+    assert calls == []
+    st = campaign.run(c, tmp_path, progress=False, points=[keys[2], keys[3], keys[0]])
+    assert calls == [keys[2], keys[0]]
+    assert sorted(st.left) == [keys[1]]
+
+
+def test_cli_campaign_run_passes_points_and_refuses_unknown_ones(tmp_path, monkeypatch,
+                                                                  capsys):
+    from coexist import cli
+
+    path = write(tmp_path, BASE)
+    key = campaign.load(path).points[1].key
+    seen: list = []
+
+    def fake_run(c, data_dir, **kw):
+        seen.append(kw["points"])
+        return campaign.status(c, data_dir)
+
+    monkeypatch.setattr(campaign, "run", fake_run)
+    monkeypatch.setattr(cli.testbed, "stoppable", lambda: None)
+    assert cli.main(["campaign", "run", str(path), "--data", str(tmp_path), "--quiet",
+                     "--point", key]) == 0
+    assert seen == [[key]]
+    assert cli.main(["campaign", "run", str(path), "--data", str(tmp_path), "--quiet",
+                     "--point", "50mbit-nope"]) == 2
+    assert seen == [[key]]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "point = '50mbit-nope'" in err[0]

@@ -188,8 +188,8 @@ def test_with_nothing_stored_the_verdict_vouches_for_nothing(tmp_path):
 
 def test_points_are_counted_once_per_buffer_from_the_longest_settled_runs():
     study = rl.verdict()
-    pts = rl.settled_points(["two_flow"], 50e6, 0.04, study)
-    assert set(pts["campaign"]) <= {"two_flow", "run_length"}
+    pts = rl.settled_points(["two_flow", "two_flow_long"], 50e6, 0.04, study)
+    assert set(pts["campaign"]) <= {"two_flow", "two_flow_long", "run_length"}
     assert pts.loc[pts["counted"], "settled"].all()
     assert not pts[pts["counted"]].duplicated("buffer_bdp").any()
     # every settled buffer has its counted point, from its longest settled runs
@@ -330,3 +330,28 @@ def test_settings_with_no_stored_run_have_no_window_and_no_deep_verdict():
     got = rl.settle_settings(frame, runs_mod.mix_runs(10).iloc[:0], STUDY)
     assert got["settled"].tolist() == [True, False]
     assert got["reason"].iloc[1] == "the runs' scored window is not known"
+
+
+def test_the_long_two_flow_runs_last_what_the_study_chooses_at_their_buffers():
+    # two_flow_long re-measures two_flow's deep buffers at the study's length: one length
+    # for the whole campaign, the longest settled length on either side of any of its
+    # buffers, scored on the same part of the run as the study's
+    from coexist import data
+    from coexist.testbed import campaign as campaign_mod
+
+    camp = campaign_mod.load(data.DATA / "campaigns" / "two_flow_long.yaml")
+    study = rl.verdict()
+    needed_s = []
+    for point in camp.points:
+        exp = point.exp
+        same = study[np.isclose(study["capacity_mbps"], exp.capacity_bps / 1e6)
+                     & np.isclose(study["rtt_ms"], exp.rtt_s * 1e3)]
+        b = float(exp.buffer_bdp)
+        assert b >= rl.DEEP_FROM_BDP and b <= same["buffer_bdp"].max()
+        sides = {same.loc[same["buffer_bdp"] <= b, "buffer_bdp"].max(),
+                 same.loc[same["buffer_bdp"] >= b, "buffer_bdp"].min()}
+        chosen = same[same["buffer_bdp"].isin(sides)]
+        assert chosen["before_longest"].all(), (b, chosen)
+        needed_s.append(chosen["settled_s"].max())
+        assert exp.warmup_s == pytest.approx((1 - rl.SCORED) * exp.duration_s)
+    assert {point.exp.duration_s for point in camp.points} == {max(needed_s)}

@@ -495,13 +495,15 @@ _MIX = ("equilibrium", "mix_sweep")
 _VALIDATION = ("fluid_validation",)
 #: the run-length study, which decides which deep-buffer points a page counts
 _STUDY = ("run_length",)
+#: one CUBIC against one BBR: the buffer sweep, and its deep buffers at the study's length
+_TWO_FLOW = ("two_flow", "two_flow_long")
 #: what each figure reads of the bundled measurements (figures not listed read none)
 CAMPAIGNS: dict[str, tuple[str, ...]] = {
-    "M-F1": ("two_flow", *_STUDY), "M-F3": ("two_flow", "cubic_alone", *_STUDY),
+    "M-F1": (*_TWO_FLOW, *_STUDY), "M-F3": (*_TWO_FLOW, "cubic_alone", *_STUDY),
     "M-F4": ("multi_flow", *_STUDY), "M-F5": (*_MIX, *_STUDY), "M-F7": (*_MIX, *_STUDY),
     "M-F8": (*_MIX, *_STUDY), "F-Exp2": (*_MIX, *_STUDY),
     "M-F11": (*_MIX, "two_flow", *_STUDY), "M-F10": ("mixed_rtt", *_STUDY),
-    "F-NE": (*_MIX, *_STUDY), "M-F12": ("two_flow", "deep_buffer", *_STUDY),
+    "F-NE": (*_MIX, *_STUDY), "M-F12": (*_TWO_FLOW, "deep_buffer", *_STUDY),
     "S-F1": _VALIDATION, "S-F4-5-11-12": _VALIDATION, "S-F6-10": _VALIDATION,
     "S-F13-17": _VALIDATION, "S-Options": ("two_flow", "cubic_alone", *_VALIDATION, *_STUDY),
     "S-Insights": _VALIDATION, "P-F1-2": ("fluctuation",),

@@ -92,12 +92,14 @@ def _campaign(args: argparse.Namespace) -> int:
             raise ParameterError(f"steal_max_wait = {args.steal_max_wait:g} needs "
                                  "--steal-limit: without it no run waits")
         wait = 600.0 if args.steal_max_wait is None else args.steal_max_wait
+        if args.point:
+            campaign.check_points(c, args.point)  # before the testbed is touched
         stoppable()
         before = campaign.status(c, data_dir)
         print(campaign.format_status(c, before))
         st = campaign.run(c, data_dir, scheduler=args.scheduler, progress=not args.quiet,
                           limit=args.limit, steal_limit_pct=args.steal_limit,
-                          steal_max_wait_s=wait, again=args.again)
+                          steal_max_wait_s=wait, again=args.again, points=args.point)
     print(campaign.format_status(c, st))
     return 3 if st.failed else 0
 
@@ -187,6 +189,9 @@ def add_parsers(sub) -> None:
     crun.add_argument("--limit", type=number("limit", int, low=1, high=100_000), default=None,
                       help="stop after this many runs")
     crun.add_argument("--data", help="data directory (default: the book's data/)")
+    crun.add_argument("--point", action="append", default=None, metavar="KEY",
+                      help="run only this point (a run key, as `campaign status -v` lists "
+                      "them); repeat for several, run in the order given")
     crun.add_argument("--quiet", action="store_true", help="no progress bar")
     wait = crun.add_mutually_exclusive_group()
     wait.add_argument("--steal-limit", type=number("steal_limit", float, low=0.0, high=100.0),

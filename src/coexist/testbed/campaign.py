@@ -25,7 +25,7 @@ import hashlib
 import itertools
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -400,9 +400,14 @@ def _store(c: Campaign, point: Point, result, data_dir: Path,
 
 def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None,
         progress: bool = True, limit: int | None = None, steal_limit_pct: float | None = None,
-        steal_max_wait_s: float = 600.0, again: bool = False) -> Status:
+        steal_max_wait_s: float = 600.0, again: bool = False,
+        points: Sequence[str] | None = None) -> Status:
     """Execute the runs still missing (at most ``limit``), then refresh the campaign table
     and the datapackage. With ``scheduler``, runs go to a Dask cluster, one per worker.
+
+    With ``points`` (run keys of the campaign), only those points are run, in the order
+    given: the one run that a page waits for can be measured before the rest of the grid.
+    A key the campaign does not have fails before anything runs (:func:`check_points`).
 
     With ``again``, every point's invalid runs get a fresh time cap for this call (the
     runs' worth they had used when it started no longer counts), so points given up only at
@@ -424,6 +429,8 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
 
     if steal_limit_pct is not None:  # bad limits fail now, not after the first run
         steal.check_limits(steal_limit_pct, steal_max_wait_s)
+    if points is not None:
+        check_points(c, points)
 
     topology.clean()  # namespaces of a killed earlier run (live runs are left alone)
     _remove_partials(c.run_dir(data_dir))
@@ -435,6 +442,8 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     try:
         while True:  # an invalid run comes back as "left" until max_attempts is reached
             todo = status(c, data_dir, budget_from).left
+            if points is not None:
+                todo = [k for k in points if k in todo]
             if limit is not None:
                 todo = todo[:max(0, limit - executed)]
             if not todo:
@@ -476,6 +485,18 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     finally:
         bar.close()
     return status(c, data_dir, budget_from)
+
+
+def check_points(c: Campaign, points: Sequence[str]) -> None:
+    """Refuse, in one line, a point key that is not in the campaign's grid."""
+    keys = [p.key for p in c.points]
+    for key in points:
+        if key not in keys:
+            shown = ", ".join(keys[:4]) + (f", ... ({len(keys)} in all)" if len(keys) > 4
+                                           else "")
+            raise ParameterError(f"point = {key!r} is not a run of campaign {c.name!r}; "
+                                 f"valid: {shown} (coexist campaign status -v lists the "
+                                 "runs left)")
 
 
 def _run_dask(c: Campaign, points: list[Point], data_dir: Path, scheduler: str, bar) -> None:
