@@ -714,38 +714,72 @@ def test_campaign_files_are_read_strictly(tmp_path, text, match):
 
 
 def test_named_points_run_alone_in_the_order_given(tmp_path, monkeypatch):
-    """``points`` runs only the named points, in the order given, skipping those already
-    done; a key not in the grid is refused before anything runs."""
+    """``points`` runs only the named points, each once, in the order first given, skipping
+    those already done; an invalid one is re-run like any other, and ``limit`` counts runs;
+    a key not in the grid is refused before the testbed is touched."""
     from coexist.testbed import topology
 
-    c = campaign.load(write(tmp_path, BASE))
+    c = campaign.load(write(tmp_path, BASE + "max_attempts: 3\n"))
     root = c.run_dir(tmp_path)
     keys = [p.key for p in c.points]
     _fake_run(root, keys[3], "v3")
     calls: list[str] = []
+    cleaned: list[bool] = []
+    invalid_left = {keys[2]: 2}
 
     def fake_store(camp, point, result, data_dir, host=None):
         calls.append(point.key)
+        if invalid_left.get(point.key):
+            invalid_left[point.key] -= 1
+            _invalid_run(root, f"{point.key}.n{len(calls)}", steal_s=0.0,
+                         failed=["delay_lateness"])
+            return False
         _fake_run(root, point.key, f"r{len(calls)}")
         return True
 
     monkeypatch.setattr(campaign, "_execute", lambda exp, mu, load_kind="none": exp)
     monkeypatch.setattr(campaign, "_store", fake_store)
-    monkeypatch.setattr(topology, "clean", lambda: [])
+    monkeypatch.setattr(topology, "clean", lambda: cleaned.append(True) or [])
     with pytest.raises(ParameterError, match=r"point = 'nope' is not a run of campaign"):
         campaign.run(c, tmp_path, progress=False, points=[keys[2], "nope"])
-    assert calls == []
-    st = campaign.run(c, tmp_path, progress=False, points=[keys[2], keys[3], keys[0]])
-    assert calls == [keys[2], keys[0]]
-    assert sorted(st.left) == [keys[1]]
+    with pytest.raises(ParameterError, match=r"a list of run keys, not one string"):
+        campaign.run(c, tmp_path, progress=False, points=keys[2])
+    assert calls == [] and cleaned == []
+    st = campaign.run(c, tmp_path, progress=False, limit=1, points=[keys[2], keys[0]])
+    assert calls == [keys[2]]  # invalid; the limit is reached
+    st = campaign.run(c, tmp_path, progress=False,
+                      points=[keys[2], keys[2], keys[3], keys[0]])
+    # each named point once per pass, the stored one skipped; the invalid one re-run
+    assert calls == [keys[2], keys[2], keys[0], keys[2]]
+    assert st.left == [keys[1]]
+
+
+def test_points_not_run_say_why(tmp_path):
+    c = campaign.load(write(tmp_path, BASE + "max_attempts: 1\n"))
+    root = c.run_dir(tmp_path)
+    keys = [p.key for p in c.points]
+    _fake_run(root, keys[0], "v0")
+    _invalid_run(root, f"{keys[1]}.u0", steal_s=0.0, failed=["delay_lateness"])
+    for i in range(3):  # at the time cap, all under steal
+        _invalid_run(root, f"{keys[2]}.s{i}", steal_s=1.0, failed=["delay_lateness"])
+    got = dict(campaign.points_not_run(c, keys, tmp_path))
+    assert got == {keys[0]: "already stored",
+                   keys[1]: "given up after 1 undisturbed invalid runs",
+                   keys[2]: "given up at the time cap ('campaign run --again' gives it a "
+                            "fresh budget)"}
+    assert keys[2] not in dict(campaign.points_not_run(c, keys, tmp_path, again=True))
 
 
 def test_cli_campaign_run_passes_points_and_refuses_unknown_ones(tmp_path, monkeypatch,
                                                                   capsys):
+    """``--point`` reaches the run; a named point that will not run is said in one line,
+    and an unknown key is refused in one line before anything runs."""
     from coexist import cli
 
     path = write(tmp_path, BASE)
-    key = campaign.load(path).points[1].key
+    c = campaign.load(path)
+    key, stored = c.points[1].key, c.points[0].key
+    _fake_run(c.run_dir(tmp_path), stored, "v0")
     seen: list = []
 
     def fake_run(c, data_dir, **kw):
@@ -755,10 +789,11 @@ def test_cli_campaign_run_passes_points_and_refuses_unknown_ones(tmp_path, monke
     monkeypatch.setattr(campaign, "run", fake_run)
     monkeypatch.setattr(cli.testbed, "stoppable", lambda: None)
     assert cli.main(["campaign", "run", str(path), "--data", str(tmp_path), "--quiet",
-                     "--point", key]) == 0
-    assert seen == [[key]]
+                     "--point", key, "--point", stored]) == 0
+    assert seen == [[key, stored]]
+    assert f"{stored}: not run, already stored" in capsys.readouterr().err
     assert cli.main(["campaign", "run", str(path), "--data", str(tmp_path), "--quiet",
                      "--point", "50mbit-nope"]) == 2
-    assert seen == [[key]]
+    assert seen == [[key, stored]]
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "point = '50mbit-nope'" in err[0]

@@ -333,9 +333,12 @@ def test_settings_with_no_stored_run_have_no_window_and_no_deep_verdict():
 
 
 def test_the_long_two_flow_runs_last_what_the_study_chooses_at_their_buffers():
-    # two_flow_long re-measures two_flow's deep buffers at the study's length: one length
-    # for the whole campaign, the longest settled length on either side of any of its
-    # buffers, scored on the same part of the run as the study's
+    """two_flow_long re-measures two_flow's deep buffers at the study's length: one length
+    for the whole campaign, the longest settled length of the study's buffers a point
+    leans on (:func:`run_length.sides`, as :func:`run_length.settle` reads them), scored on
+    the same part of the run as the study's reads. Where the study is not complete at such
+    a buffer the length is what its stored runs give, and the pages mark the points not
+    settled until it is (:func:`run_length.settle`)."""
     from coexist import data
     from coexist.testbed import campaign as campaign_mod
 
@@ -347,11 +350,18 @@ def test_the_long_two_flow_runs_last_what_the_study_chooses_at_their_buffers():
         same = study[np.isclose(study["capacity_mbps"], exp.capacity_bps / 1e6)
                      & np.isclose(study["rtt_ms"], exp.rtt_s * 1e3)]
         b = float(exp.buffer_bdp)
-        assert b >= rl.DEEP_FROM_BDP and b <= same["buffer_bdp"].max()
-        sides = {same.loc[same["buffer_bdp"] <= b, "buffer_bdp"].max(),
-                 same.loc[same["buffer_bdp"] >= b, "buffer_bdp"].min()}
-        chosen = same[same["buffer_bdp"].isin(sides)]
-        assert chosen["before_longest"].all(), (b, chosen)
+        assert b >= rl.DEEP_FROM_BDP
+        chosen = same[same["buffer_bdp"].isin(rl.sides(same["buffer_bdp"], b))]
+        assert len(chosen) in (1, 2)
+        assert (chosen["before_longest"] == True).all(), (b, chosen)  # noqa: E712 (NaN fails)
         needed_s.append(chosen["settled_s"].max())
         assert exp.warmup_s == pytest.approx((1 - rl.SCORED) * exp.duration_s)
     assert {point.exp.duration_s for point in camp.points} == {max(needed_s)}
+
+
+def test_sides_are_the_nearest_study_buffers_around_a_point():
+    assert rl.sides([2, 10, 30, 100], 15) == [10.0, 30.0]
+    assert rl.sides([2, 10, 30, 100], 10) == [10.0]
+    assert rl.sides([2, 10, 30, 100], 1) == [2.0]
+    with pytest.raises(ValueError, match="buffer_bdp = 150 is deeper"):
+        rl.sides([2, 10, 30, 100], 150)

@@ -4,6 +4,7 @@ the emulated dumbbell."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..core.params import ParameterError, invalid
@@ -92,8 +93,9 @@ def _campaign(args: argparse.Namespace) -> int:
             raise ParameterError(f"steal_max_wait = {args.steal_max_wait:g} needs "
                                  "--steal-limit: without it no run waits")
         wait = 600.0 if args.steal_max_wait is None else args.steal_max_wait
-        if args.point:
-            campaign.check_points(c, args.point)  # before the testbed is touched
+        if args.point:  # refused before the testbed is touched; skipped ones said
+            for key, why in campaign.points_not_run(c, args.point, data_dir, args.again):
+                print(f"{c.name}: {key}: not run, {why}", file=sys.stderr)
         stoppable()
         before = campaign.status(c, data_dir)
         print(campaign.format_status(c, before))
@@ -190,8 +192,9 @@ def add_parsers(sub) -> None:
                       help="stop after this many runs")
     crun.add_argument("--data", help="data directory (default: the book's data/)")
     crun.add_argument("--point", action="append", default=None, metavar="KEY",
-                      help="run only this point (a run key, as `campaign status -v` lists "
-                      "them); repeat for several, run in the order given")
+                      help="run only this point (a run key of the campaign's grid, e.g. "
+                      "50mbit-40ms-b10-cubic1-bbr1-r1); repeat for several, run in the "
+                      "order given")
     crun.add_argument("--quiet", action="store_true", help="no progress bar")
     wait = crun.add_mutually_exclusive_group()
     wait.add_argument("--steal-limit", type=number("steal_limit", float, low=0.0, high=100.0),

@@ -204,12 +204,8 @@ def _needs(capacity_mbps: float, rtt_ms: float, buffer_bdp: float, start_s: floa
     if buffer_bdp > buffers.max() + 1e-9:
         return np.nan, (f"deeper than the run-length study's deepest buffer at {where} "
                         f"({buffers.max():g} BDP)")
-    lower = buffers[buffers <= buffer_bdp + 1e-9]
-    upper = buffers[buffers >= buffer_bdp - 1e-9]
-    sides = sorted({float(lower.max()) if len(lower) else float(upper.min()),
-                    float(upper.min())})
     needs, longest_s = 0.0, LENGTHS_S[-1]
-    for b in sides:
+    for b in sides(buffers, buffer_bdp):
         row = same[np.isclose(same["buffer_bdp"], b)].iloc[0]
         if row["repeats"] < row["planned"]:
             return np.nan, (f"the run-length study has {int(row['repeats'])} of its "
@@ -231,6 +227,21 @@ def _needs(capacity_mbps: float, rtt_ms: float, buffer_bdp: float, start_s: floa
                             f"runs at {b:g} BDP give BBR {share:.2f}, against "
                             f"{float(row['longest_share']):.2f} over {longest_s:,.0f} s")
     return needs, ""
+
+
+def sides(buffers: Sequence[float], buffer_bdp: float) -> list[float]:
+    """The study's buffers (BDP) a point at ``buffer_bdp`` leans on: the nearest at or below
+    it and the nearest at or above it (one, where the study measured the buffer itself;
+    the shallowest, below the study's range). ``buffer_bdp`` must not be deeper than the
+    deepest of ``buffers``."""
+    b = np.asarray(buffers, dtype=float)
+    lower = b[b <= buffer_bdp + 1e-9]
+    upper = b[b >= buffer_bdp - 1e-9]
+    if not len(upper):
+        raise ValueError(f"buffer_bdp = {buffer_bdp:g} is deeper than the study's deepest "
+                         f"buffer ({b.max():g} BDP)")
+    return sorted({float(lower.max()) if len(lower) else float(upper.min()),
+                   float(upper.min())})
 
 
 def settle(per_run: pd.DataFrame, study: pd.DataFrame,
@@ -378,8 +389,8 @@ def point_labels(points: pd.DataFrame, measured: str) -> list[str]:
                                 strict=True)]
 
 
-def _buffer_list(buffers: Sequence[float]) -> str:
-    values = [f"{b:g}" for b in sorted(set(float(b) for b in buffers))]
+def _buffer_list(buffers: Sequence[float], fmt: str = "{:g}") -> str:
+    values = [fmt.format(b) for b in sorted(set(float(b) for b in buffers))]
     return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
 
 
@@ -392,7 +403,7 @@ def not_settled_text(points: pd.DataFrame) -> str:
     parts = [f"{_buffer_list(g['buffer_bdp'])} BDP ({reason})"
              for reason, g in bad.groupby("reason", sort=False)]
     runs = sorted(set(float(s) for s in bad["run_s"]))
-    lengths = _buffer_list(runs).replace(" and ", " or ")
+    lengths = _buffer_list(runs, "{:,.0f}").replace(" and ", " or ")
     return (f"The {lengths}-s points at " + "; at ".join(parts)
             + f" are {NOT_SETTLED}.")
 

@@ -406,8 +406,10 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     and the datapackage. With ``scheduler``, runs go to a Dask cluster, one per worker.
 
     With ``points`` (run keys of the campaign), only those points are run, in the order
-    given: the one run that a page waits for can be measured before the rest of the grid.
-    A key the campaign does not have fails before anything runs (:func:`check_points`).
+    given (with ``scheduler``, the order they are submitted in): the one run that a page
+    waits for can be measured before the rest of the grid. A key the campaign does not have
+    fails before anything runs (:func:`check_points`); a named point stored or given up
+    already is not run (:func:`points_not_run` says which).
 
     With ``again``, every point's invalid runs get a fresh time cap for this call (the
     runs' worth they had used when it started no longer counts), so points given up only at
@@ -430,7 +432,7 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     if steal_limit_pct is not None:  # bad limits fail now, not after the first run
         steal.check_limits(steal_limit_pct, steal_max_wait_s)
     if points is not None:
-        check_points(c, points)
+        points = check_points(c, points)
 
     topology.clean()  # namespaces of a killed earlier run (live runs are left alone)
     _remove_partials(c.run_dir(data_dir))
@@ -487,16 +489,37 @@ def run(c: Campaign, data_dir: Path = data.DATA, *, scheduler: str | None = None
     return status(c, data_dir, budget_from)
 
 
-def check_points(c: Campaign, points: Sequence[str]) -> None:
-    """Refuse, in one line, a point key that is not in the campaign's grid."""
+def check_points(c: Campaign, points: Sequence[str]) -> list[str]:
+    """The named point keys, each once, in the order first given; a key that is not in
+    the campaign's grid is refused in one line (a bare string too: it is one key, not a
+    sequence of keys)."""
+    if isinstance(points, str):
+        raise ParameterError(f"points = {points!r}: a list of run keys, not one string")
     keys = [p.key for p in c.points]
     for key in points:
         if key not in keys:
             shown = ", ".join(keys[:4]) + (f", ... ({len(keys)} in all)" if len(keys) > 4
                                            else "")
             raise ParameterError(f"point = {key!r} is not a run of campaign {c.name!r}; "
-                                 f"valid: {shown} (coexist campaign status -v lists the "
-                                 "runs left)")
+                                 f"valid: its grid's run keys, e.g. {shown}")
+    return list(dict.fromkeys(points))
+
+
+def points_not_run(c: Campaign, points: Sequence[str], data_dir: Path = data.DATA,
+                   again: bool = False) -> list[tuple[str, str]]:
+    """(key, why) for each named point that a ``run(points=...)`` call will not run: it is
+    stored already, or it has been given up (after ``max_attempts`` undisturbed invalid
+    runs, or at the time cap, which ``again`` lifts)."""
+    st = status(c, data_dir)
+    out = []
+    for key in check_points(c, points):
+        if key in st.done:
+            out.append((key, "already stored"))
+        elif key in st.failed and not (again and key in st.capped):
+            out.append((key, "given up at the time cap ('campaign run --again' gives it a "
+                        "fresh budget)" if key in st.capped else
+                        f"given up after {c.max_attempts} undisturbed invalid runs"))
+    return out
 
 
 def _run_dask(c: Campaign, points: list[Point], data_dir: Path, scheduler: str, bar) -> None:
