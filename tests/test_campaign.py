@@ -712,7 +712,6 @@ def test_campaign_files_are_read_strictly(tmp_path, text, match):
         campaign.load(write(tmp_path, text))
 
 
-
 def test_named_points_run_alone_in_the_order_given(tmp_path, monkeypatch):
     """``points`` runs only the named points, each once, in the order first given, skipping
     those already done; an invalid one is re-run like any other, and ``limit`` counts runs;
@@ -762,12 +761,13 @@ def test_points_not_run_say_why(tmp_path):
     _invalid_run(root, f"{keys[1]}.u0", steal_s=0.0, failed=["delay_lateness"])
     for i in range(3):  # at the time cap, all under steal
         _invalid_run(root, f"{keys[2]}.s{i}", steal_s=1.0, failed=["delay_lateness"])
-    got = dict(campaign.points_not_run(c, keys, tmp_path))
+    st = campaign.status(c, tmp_path)
+    got = dict(campaign.points_not_run(c, keys, st))
     assert got == {keys[0]: "already stored",
                    keys[1]: "given up after 1 undisturbed invalid runs",
                    keys[2]: "given up at the time cap ('campaign run --again' gives it a "
                             "fresh budget)"}
-    assert keys[2] not in dict(campaign.points_not_run(c, keys, tmp_path, again=True))
+    assert keys[2] not in dict(campaign.points_not_run(c, keys, st, again=True))
 
 
 def test_cli_campaign_run_passes_points_and_refuses_unknown_ones(tmp_path, monkeypatch,

@@ -93,11 +93,11 @@ def _campaign(args: argparse.Namespace) -> int:
             raise ParameterError(f"steal_max_wait = {args.steal_max_wait:g} needs "
                                  "--steal-limit: without it no run waits")
         wait = 600.0 if args.steal_max_wait is None else args.steal_max_wait
+        before = campaign.status(c, data_dir)
         if args.point:  # refused before the testbed is touched; skipped ones said
-            for key, why in campaign.points_not_run(c, args.point, data_dir, args.again):
+            for key, why in campaign.points_not_run(c, args.point, before, args.again):
                 print(f"{c.name}: {key}: not run, {why}", file=sys.stderr)
         stoppable()
-        before = campaign.status(c, data_dir)
         print(campaign.format_status(c, before))
         st = campaign.run(c, data_dir, scheduler=args.scheduler, progress=not args.quiet,
                           limit=args.limit, steal_limit_pct=args.steal_limit,

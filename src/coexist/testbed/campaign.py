@@ -505,12 +505,12 @@ def check_points(c: Campaign, points: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(points))
 
 
-def points_not_run(c: Campaign, points: Sequence[str], data_dir: Path = data.DATA,
+def points_not_run(c: Campaign, points: Sequence[str], st: Status,
                    again: bool = False) -> list[tuple[str, str]]:
-    """(key, why) for each named point that a ``run(points=...)`` call will not run: it is
-    stored already, or it has been given up (after ``max_attempts`` undisturbed invalid
-    runs, or at the time cap, which ``again`` lifts)."""
-    st = status(c, data_dir)
+    """(key, why) for each named point that a ``run(points=...)`` call will not run, given
+    the campaign's :func:`status` ``st``: it is stored already, or it has been given up
+    (after ``max_attempts`` undisturbed invalid runs, or at the time cap, which ``again``
+    lifts)."""
     out = []
     for key in check_points(c, points):
         if key in st.done:
