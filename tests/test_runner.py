@@ -127,6 +127,21 @@ def test_a_setting_without_measurements_still_gives_the_figure(tmp_path, figure_
         assert any(c.text == claims.NOT_AVAILABLE for c in made.values())
 
 
+#: an x axis shorter than the buffers the fluid model is run at (its default ones)
+SHORT_AXIS = [("M-F1", [("buffer_max_bdp", "15")]), ("M-F3", [("buffer_max_bdp", "15")])]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("figure_id", "overrides"), SHORT_AXIS, ids=[i for i, _ in SHORT_AXIS])
+def test_fluid_runs_beyond_the_x_axis_are_tabled_not_drawn(tmp_path, figure_id, overrides):
+    """The figure still fits the column (runner.run fails otherwise), and its table keeps
+    the fluid-model runs the chart leaves out, which its subtitle names."""
+    (res,) = runner.run([figure_id], overrides, out_dir=tmp_path, progress=False)
+    table = pd.read_csv(res.csv)
+    assert (table["buffer_bdp"] > 15).any()
+    assert "beyond the x axis: in the table, not drawn" in res.svg.read_text()
+
+
 def test_check_built_compares_every_figure_and_names_what_differs(tmp_path):
     out = built_tables(tmp_path)
     assert {r.id for r in runner.check_built(out)} == {e.id for e in ledger.FIGURES}
