@@ -105,3 +105,41 @@ def test_multi_flow_predictions_per_model_at_the_measured_buffers():
         np.array([1.0, 5.0]), n_bbr=5, outside="nan", **kw) / 100e6)
     np.testing.assert_allclose(got["f"], [0.6, 0.3])       # BBR per flow over the sum
     np.testing.assert_allclose(got["g"], [np.nan, 0.1])
+
+
+def test_longer_run_moves_pairs_each_setting_with_its_longer_run():
+    runs = pd.DataFrame({"model": ["a", "a", "b"], "buffer_bdp": [2.0, 10.0, 2.0],
+                         "bbr_share": [0.30, 0.01, 0.70]})
+    longer = pd.DataFrame({"model": ["a", "b", "a"], "buffer_bdp": [10.0, 2.0, 2.0],
+                           "bbr_share": [0.48, 0.69, 0.31]})
+    moves = comparison.longer_run_moves(runs, longer, ["model", "buffer_bdp"])
+    assert moves["longer"].tolist() == [0.31, 0.48, 0.69]
+    assert moves["move"].to_numpy() == pytest.approx([0.01, 0.47, 0.01])
+    # a setting without its longer run is NaN, never dropped
+    part = comparison.longer_run_moves(runs, longer.iloc[:1], ["model", "buffer_bdp"])
+    assert len(part) == 3 and part["move"].isna().sum() == 2
+    with pytest.raises(ValueError, match="more than one row"):
+        comparison.longer_run_moves(pd.concat([runs, runs]), longer, ["model", "buffer_bdp"])
+
+
+def test_longer_run_text_names_the_largest_move_and_every_run_beyond_the_tolerance():
+    moves = pd.DataFrame({"model": ["a", "a", "b"], "buffer_bdp": [2.0, 10.0, 2.0],
+                          "bbr_share": [0.30, 0.01, 0.70], "longer": [0.31, 0.48, 0.69],
+                          "move": [0.01, 0.47, 0.01]})
+    text = comparison.longer_run_text(moves, 0.02, duration_s=1200.0, warmup_s=720.0)
+    assert text.startswith("Run twice as long (2,400 s, averaged after 1,440 s)")
+    assert "at most 0.470 (10 BDP, a)" in text
+    assert "1 of its 3 runs moves by more than 0.02 (10 BDP, a: 0.470)" in text
+    calm = comparison.longer_run_text(moves.iloc[[0, 2]], 0.02, duration_s=120.0,
+                                      warmup_s=30.0)
+    assert calm.endswith("every run of the figure is within 0.02 of its longer run.")
+    many = pd.DataFrame({"setting": ["x", "x", "y", "y"], "model": ["a", "a", "a", "b"],
+                         "buffer_bdp": [3.0, 15.0, 5.0, 20.0], "move": [0.03, 0.05, 0.1, 0.04]})
+    text = comparison.longer_run_text(many, 0.02, duration_s=1200.0, warmup_s=720.0,
+                                      where=("setting", "buffer_bdp", "model"))
+    assert "at most 0.100 (y, 5 BDP, a)" in text
+    assert "4 of its 4 runs move by more than 0.02 (a: 3 runs at 3-15 BDP; b: 1 run at " \
+           "20 BDP)" in text
+    none = comparison.longer_run_text(moves.assign(move=np.nan), 0.02, duration_s=120.0,
+                                      warmup_s=30.0)
+    assert "not checked" in none

@@ -365,3 +365,19 @@ def test_sides_are_the_nearest_study_buffers_around_a_point():
     assert rl.sides([2, 10, 30, 100], 1) == [2.0]
     with pytest.raises(ValueError, match="buffer_bdp = 150 is deeper"):
         rl.sides([2, 10, 30, 100], 150)
+
+
+@pytest.mark.parametrize("figure", ["M-F1", "M-F3", "M-F12"])
+def test_two_flow_pages_run_the_fluid_model_as_the_study_reads_its_longest_runs(figure):
+    """The two-flow pages set the fluid model beside measurements the run-length study
+    settles, whose longest runs it scores on their last 40 %: the model runs by default as
+    long as those runs, scored on the same part, and the page can still check it against a
+    run twice as long (which its spec must accept)."""
+    from coexist.book import ledger
+
+    entry = ledger.entry(figure)
+    defaults = ledger.notebook_defaults(entry.path)
+    assert defaults["fluid_duration_s"] == max(rl.LENGTHS_S)
+    assert defaults["fluid_warmup_s"] == pytest.approx((1 - rl.SCORED) * max(rl.LENGTHS_S))
+    spec = {p.name: p for p in entry.spec.params}
+    assert spec["fluid_duration_s"].high >= defaults["fluid_duration_s"]

@@ -152,22 +152,27 @@ def _metrics_spec(*extra: Param) -> Spec:
                         at_most("rtt_min_ms", "rtt_max_ms")))
 
 
-def _fluid_runs(buffers: bool = False, prefix: str = "fluid_") -> tuple[Param, ...]:
-    """Parameters of a figure's fluid-model runs: their length, warm-up and step (and, with
-    ``buffers``, the buffers they run at). Beside measurements they carry the prefix
-    ``fluid_`` (their notebooks default them to the campaign's duration and warm-up); where
-    the fluid model is the figure's subject (the equilibrium searches, every mix one run)
-    they have none."""
+def _fluid_runs(buffers: bool = False, prefix: str = "fluid_",
+                longest_s: float = 600.0) -> tuple[Param, ...]:
+    """Parameters of a figure's fluid-model runs: their length (up to ``longest_s``),
+    warm-up and step (and, with ``buffers``, the buffers they run at). Beside measurements
+    they carry the prefix ``fluid_``; where the fluid model is the figure's subject (the
+    equilibrium searches, every mix one run) they have none."""
     buffers = () if not buffers else (
         _p(f"{prefix}buffers_bdp", list, low=0.05, high=1000.0,
            help="buffers at which the fluid model is run, BDP"),)
     return (*buffers,
-            _p(f"{prefix}duration_s", float, low=2.0, high=600.0,
+            _p(f"{prefix}duration_s", float, low=2.0, high=longest_s,
                help="simulated time per fluid run, s"),
-            _p(f"{prefix}warmup_s", float, low=0.0, high=600.0,
+            _p(f"{prefix}warmup_s", float, low=0.0, high=longest_s,
                help="discarded start of each fluid run, s"),
             _p("step_us", float, low=1.0, high=200.0, help="integration step, us"))
 
+
+#: the longest fluid-model run of the two-flow pages (M-F1, M-F3, M-F12), s: they run the
+#: model as long as the testbed's longest runs (1,200 s) and check each run against one
+#: twice as long, so a reader's length may reach half an hour
+TWO_FLOW_LONGEST_S = 1800.0
 
 #: numerics of the fluid-model equilibrium searches, every mix one run: their notebooks run
 #: them as long as the measured runs beside them (120 s, averaged after 30 s, the span S-Step
@@ -234,7 +239,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("M-F1", "fig_m_f1.ipynb", "figure",
           "BBR share vs buffer, 1 CUBIC vs 1 BBR: Ware et al. vs Mishra et al.",
           _spec(CAPACITY, RTT, *CURVE, DURATION, PACKET,
-                *_fluid_runs(buffers=True),
+                *_fluid_runs(buffers=True, longest_s=TWO_FLOW_LONGEST_S),
                 rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("M-F3", "fig_m_f3.ipynb", "figure",
           "Predicted BBR throughput, 1 CUBIC vs 1 BBR, four network settings",
@@ -242,26 +247,31 @@ ENTRIES: tuple[Entry, ...] = (
                    high=CAPACITY.high, help="bottleneck capacities, Mbit/s"),
                 _p("rtts_ms", list, low=RTT.low, high=RTT.high,
                    help="base RTTs, ms"),
-                *CURVE, DURATION, PACKET, *_fluid_runs(buffers=True),
+                *CURVE, DURATION, PACKET,
+                *_fluid_runs(buffers=True, longest_s=TWO_FLOW_LONGEST_S),
                 _p("sweep_capacity_mbps", float, low=1.0, high=1000.0,
                    help="capacity of the published fluid model's RTT sweep, Mbit/s"),
                 _p("sweep_rtts_ms", list, low=0.1,
                    high=1000.0, help="RTTs of the RTT sweep, ms"),
                 _p("sweep_buffers_bdp", list, low=0.05, high=1000.0,
                    help="buffers of the RTT sweep, BDP"),
+                _p("short_duration_s", float, low=2.0, high=600.0,
+                   help="simulated time of the sweep's runs as long as the measurements, s"),
+                _p("short_warmup_s", float, low=0.0, high=600.0,
+                   help="discarded start of the sweep's runs as long as the measurements, s"),
                 _p("long_duration_s", float, low=2.0, high=3600.0,
                    help="simulated time of the sweep's long runs, s"),
                 _p("long_warmup_s", float, low=0.0, high=3600.0,
                    help="discarded start of the sweep's long runs, s"),
-                rules=(*CURVE_RULES, FLUID_RULE, ordered("long_warmup_s", "long_duration_s")))),
+                rules=(*CURVE_RULES, FLUID_RULE, ordered("short_warmup_s", "short_duration_s"),
+                       ordered("long_warmup_s", "long_duration_s")))),
     Entry("M-F4", "fig_m_f4.ipynb", "figure",
           "Per-flow throughput vs buffer, N CUBIC vs N BBR: predicted region",
           _spec(_p("capacity_mbps", float, low=CAPACITY.low, high=CAPACITY.high),
                 RTT, _p("flows_per_cca", list, item=int, low=1, high=50,
                         help="CUBIC flows = BBR flows in each panel (the fluid model runs "
                              "up to 100 flows)"),
-                *CURVE, DURATION, PACKET,
-                *_fluid_runs(buffers=True),
+                *CURVE, DURATION, PACKET, *_fluid_runs(buffers=True),
                 rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("M-F5", "fig_m_f5.ipynb", "figure",
           "Per-flow BBR throughput vs number of BBR flows: diminishing returns",
@@ -352,7 +362,7 @@ ENTRIES: tuple[Entry, ...] = (
           _spec(CAPACITY, RTT, BUF_MIN,
                 _p("buffer_max_bdp", float, low=1.0, high=1000.0, low_open=True),
                 POINTS, DURATION, PACKET,
-                *_fluid_runs(buffers=True),
+                *_fluid_runs(buffers=True, longest_s=TWO_FLOW_LONGEST_S),
                 rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("S-F1", "fig_s_f1.ipynb", "figure",
           "Reno vs BBRv1 sending rates over time: fluid model (and measured run)",

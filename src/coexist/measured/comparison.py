@@ -169,3 +169,62 @@ def no_longer_than(predicted: dict[str, np.ndarray], models: Sequence[str],
     longer = np.asarray(run_s, dtype=float) > duration_s
     return {name: np.where(longer, np.nan, pred) if name in models else pred
             for name, pred in predicted.items()}
+
+
+def longer_run_moves(runs: pd.DataFrame, longer: pd.DataFrame, on: Sequence[str],
+                     value: str = "bbr_share") -> pd.DataFrame:
+    """How far each model run's ``value`` moves in a run of the same setting twice as long,
+    averaged over the same share of its length: the run-length check of a model's time
+    average (a value that still moves when the run is doubled is not converged at the
+    shorter length). ``runs`` and ``longer`` hold one row per setting (the columns ``on``);
+    the result has ``on``, ``value``, ``longer`` (NaN where the longer run is missing) and
+    ``move``, the absolute difference."""
+    on = list(on)
+    for name, table in (("runs", runs), ("longer", longer)):
+        if table.duplicated(on).any():
+            raise ValueError(f"{name} has more than one row for a setting of {on}")
+    out = runs[[*on, value]].merge(longer[[*on, value]].rename(columns={value: "longer"}),
+                                   on=on, how="left")
+    out["move"] = (out["longer"] - out[value]).abs()
+    return out
+
+
+def longer_run_text(moves: pd.DataFrame, tolerance: float, *, duration_s: float,
+                    warmup_s: float, where: Sequence[str] = ("buffer_bdp", "model"),
+                    listed: int = 3) -> str:
+    """:func:`longer_run_moves` in one or two sentences: the largest move of BBR's share in
+    runs twice as long (``duration_s``, ``warmup_s``: the shorter runs') and where (the
+    columns ``where``), and the runs that move by more than ``tolerance`` (the share the
+    book resolves): each named, up to ``listed`` of them, else counted per series (the
+    columns of ``where`` other than the buffer and the setting) with their buffers."""
+    m = moves.dropna(subset=["move"])
+    if m.empty:
+        return ("No fluid-model run was repeated at twice its length, so its convergence in "
+                "run length is not checked here.")
+    worst = m.loc[m["move"].idxmax()]
+
+    def at(row: pd.Series) -> str:
+        return ", ".join(f"{row[c]:g} BDP" if c == "buffer_bdp" else str(row[c])
+                         for c in where)
+
+    head = (f"Run twice as long ({2 * duration_s:,.0f} s, averaged after "
+            f"{2 * warmup_s:,.0f} s), the fluid model's BBR share moves by at most "
+            f"{worst['move']:.3f} ({at(worst)})")
+    over = m[m["move"] > tolerance]
+    if over.empty:
+        return head + f": every run of the figure is within {tolerance:g} of its longer run."
+    verb = "moves" if len(over) == 1 else "move"
+    if len(over) <= listed:
+        which = "; ".join(f"{at(r)}: {r['move']:.3f}" for _, r in over.iterrows())
+    else:  # too many to list in a sentence: how many per series, over which buffers
+        series = [c for c in where if c not in ("buffer_bdp", "setting")]
+        parts = []
+        for key, g in over.groupby(series, sort=False) if series else [("", over)]:
+            name = ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+            lo, hi = g["buffer_bdp"].min(), g["buffer_bdp"].max()
+            span = f"{lo:g} BDP" if lo == hi else f"{lo:g}-{hi:g} BDP"
+            parts.append(f"{name + ': ' if name else ''}{len(g)} "
+                         f"{'run' if len(g) == 1 else 'runs'} at {span}")
+        which = "; ".join(parts)
+    return (head + f"; {len(over)} of its {len(m)} runs {verb} by more than {tolerance:g} ("
+            + which + "), so the model's value there is known to that precision only.")
