@@ -118,8 +118,27 @@ def test_longer_run_moves_pairs_each_setting_with_its_longer_run():
     # a setting without its longer run is NaN, never dropped
     part = comparison.longer_run_moves(runs, longer.iloc[:1], ["model", "buffer_bdp"])
     assert len(part) == 3 and part["move"].isna().sum() == 2
-    with pytest.raises(ValueError, match="more than one row"):
-        comparison.longer_run_moves(pd.concat([runs, runs]), longer, ["model", "buffer_bdp"])
+    # a setting listed twice (a reader's buffer list may repeat one) counts once ...
+    twice = comparison.longer_run_moves(pd.concat([runs, runs]), longer, ["model", "buffer_bdp"])
+    assert twice.equals(moves)
+    # ... but two different values for one setting are refused
+    other = runs.assign(bbr_share=runs["bbr_share"] + 0.1)
+    with pytest.raises(ValueError, match="two different values"):
+        comparison.longer_run_moves(pd.concat([runs, other]), longer, ["model", "buffer_bdp"])
+
+
+def test_settled_model_leaves_out_only_the_runs_that_move_beyond_the_tolerance():
+    runs = pd.DataFrame({"model": ["a", "a", "b", "b"], "buffer_bdp": [2.0, 10.0, 2.0, 2.0],
+                         "bbr_share": [0.30, 0.01, 0.70, 0.70], "other": [1, 2, 3, 4]})
+    moves = pd.DataFrame({"model": ["a", "a", "b"], "buffer_bdp": [2.0, 10.0, 2.0],
+                          "move": [0.01, 0.47, np.nan]})
+    out = comparison.settled_model(runs, moves, ["model", "buffer_bdp"], 0.02)
+    assert out["bbr_share"].isna().tolist() == [False, True, False, False]
+    assert out["other"].tolist() == [1, 2, 3, 4] and len(out) == len(runs)
+    assert runs["bbr_share"].notna().all()  # the caller's table is left alone
+    # a move exactly at the tolerance is settled
+    edge = comparison.settled_model(runs, moves.assign(move=0.02), ["model", "buffer_bdp"], 0.02)
+    assert edge["bbr_share"].notna().all()
 
 
 def test_longer_run_text_names_the_largest_move_and_every_run_beyond_the_tolerance():
@@ -127,19 +146,23 @@ def test_longer_run_text_names_the_largest_move_and_every_run_beyond_the_toleran
                           "bbr_share": [0.30, 0.01, 0.70], "longer": [0.31, 0.48, 0.69],
                           "move": [0.01, 0.47, 0.01]})
     text = comparison.longer_run_text(moves, 0.02, duration_s=1200.0, warmup_s=720.0)
-    assert text.startswith("Run twice as long (2,400 s, averaged after 1,440 s)")
-    assert "at most 0.470 (10 BDP, a)" in text
-    assert "1 of its 3 runs moves by more than 0.02 (10 BDP, a: 0.470)" in text
-    calm = comparison.longer_run_text(moves.iloc[[0, 2]], 0.02, duration_s=120.0,
-                                      warmup_s=30.0)
-    assert calm.endswith("every run of the figure is within 0.02 of its longer run.")
+    assert text == ("In runs twice as long (2,400 s, averaged after 1,440 s), the fluid "
+                    "model's BBR share moves by at most 0.470 (10 BDP, a), the only one of "
+                    "its 3 runs to move by more than 0.02: drawn, but left out of the errors "
+                    "below.")
+    two = comparison.longer_run_text(moves.assign(move=[0.03, 0.47, 0.01]), 0.02,
+                                     duration_s=1200.0, warmup_s=720.0)
+    assert "2 of its 3 runs move by more than 0.02 (2 BDP, a: 0.030; 10 BDP, a: 0.470)" in two
     many = pd.DataFrame({"setting": ["x", "x", "y", "y"], "model": ["a", "a", "a", "b"],
                          "buffer_bdp": [3.0, 15.0, 5.0, 20.0], "move": [0.03, 0.05, 0.1, 0.04]})
     text = comparison.longer_run_text(many, 0.02, duration_s=1200.0, warmup_s=720.0,
                                       where=("setting", "buffer_bdp", "model"))
     assert "at most 0.100 (y, 5 BDP, a)" in text
-    assert "4 of its 4 runs move by more than 0.02 (a: 3 runs at 3-15 BDP; b: 1 run at " \
-           "20 BDP)" in text
+    assert "4 of its 4 runs move by more than 0.02 (a: 3 runs between 3 and 15 BDP; b: 1 " \
+           "run at 20 BDP)" in text
+    calm = comparison.longer_run_text(moves.iloc[[0, 2]], 0.02, duration_s=120.0,
+                                      warmup_s=30.0)
+    assert calm.endswith("every run of the figure is within 0.02 of its longer run.")
     none = comparison.longer_run_text(moves.assign(move=np.nan), 0.02, duration_s=120.0,
                                       warmup_s=30.0)
     assert "not checked" in none

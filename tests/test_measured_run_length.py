@@ -367,8 +367,9 @@ def test_sides_are_the_nearest_study_buffers_around_a_point():
         rl.sides([2, 10, 30, 100], 150)
 
 
-@pytest.mark.parametrize("figure", ["M-F1", "M-F3", "M-F12"])
-def test_two_flow_pages_run_the_fluid_model_as_the_study_reads_its_longest_runs(figure):
+@pytest.mark.parametrize(("figure", "prefix"), [("M-F1", "fluid_"), ("M-F3", "fluid_"),
+                                               ("M-F12", "fluid_"), ("M-F11", "two_flow_")])
+def test_two_flow_pages_run_the_fluid_model_as_the_study_reads_its_longest_runs(figure, prefix):
     """The two-flow pages set the fluid model beside measurements the run-length study
     settles, whose longest runs it scores on their last 40 %: the model runs by default as
     long as those runs, scored on the same part, and the page can still check it against a
@@ -377,7 +378,14 @@ def test_two_flow_pages_run_the_fluid_model_as_the_study_reads_its_longest_runs(
 
     entry = ledger.entry(figure)
     defaults = ledger.notebook_defaults(entry.path)
-    assert defaults["fluid_duration_s"] == max(rl.LENGTHS_S)
-    assert defaults["fluid_warmup_s"] == pytest.approx((1 - rl.SCORED) * max(rl.LENGTHS_S))
+    assert defaults[f"{prefix}duration_s"] == max(rl.LENGTHS_S)
+    assert defaults[f"{prefix}warmup_s"] == pytest.approx((1 - rl.SCORED) * max(rl.LENGTHS_S))
     spec = {p.name: p for p in entry.spec.params}
-    assert spec["fluid_duration_s"].high >= defaults["fluid_duration_s"]
+    assert spec[f"{prefix}duration_s"].high >= defaults[f"{prefix}duration_s"]
+    # the longest run the spec accepts, doubled, is a run the solver accepts
+    from coexist.fluid import equilibria
+
+    longest = 2 * spec[f"{prefix}duration_s"].high
+    cfg, _ = equilibria.mix_config((1,), 2, [0.04], 2.0, 50e6, "bbr1", longest, 5e-5, True,
+                                   False)
+    assert cfg.duration_s == longest

@@ -101,7 +101,8 @@ def test_parameter_override_changes_figure(tmp_path):
 CHEAP = [("step_us", "200"), ("fluid_duration_s", "20"), ("fluid_warmup_s", "5")]
 ELSEWHERE = [
     ("M-F1", [("capacity_mbps", "100"), ("rtt_ms", "20"), *CHEAP]),  # nothing measured
-    ("M-F3", [("capacities_mbps", "20"), *CHEAP, ("long_duration_s", "20"),
+    ("M-F3", [("capacities_mbps", "20"), *CHEAP, ("short_duration_s", "20"),
+              ("short_warmup_s", "5"), ("long_duration_s", "20"),
               ("long_warmup_s", "5")]),  # Ware's eq. (2) outside [0, 1]; lengths equal
     ("M-F12", [("buffer_max_bdp", "100"), ("fluid_buffers_bdp", "2,10,100"), *CHEAP]),
     ("S-F6-10", [("n_flows", "4")]),  # no 4-sender run measured

@@ -163,7 +163,8 @@ def _fluid_runs(buffers: bool = False, prefix: str = "fluid_",
            help="buffers at which the fluid model is run, BDP"),)
     return (*buffers,
             _p(f"{prefix}duration_s", float, low=2.0, high=longest_s,
-               help="simulated time per fluid run, s"),
+               help="simulated time per fluid run, s" + (
+                   " (the page runs each twice as long too)" if longest_s > 600.0 else "")),
             _p(f"{prefix}warmup_s", float, low=0.0, high=longest_s,
                help="discarded start of each fluid run, s"),
             _p("step_us", float, low=1.0, high=200.0, help="integration step, us"))
@@ -335,7 +336,14 @@ ENTRIES: tuple[Entry, ...] = (
                 _p("n_flows", int, low=2, high=30),
                 _p("buffers_bdp", list, low=0.05,
                    high=100.0),
-                *NE_NUMERICS, rules=(ordered("warmup_s", "duration_s"),))),
+                *NE_NUMERICS,
+                _p("two_flow_duration_s", float, low=2.0, high=TWO_FLOW_LONGEST_S,
+                   help="simulated time of the fluid runs set beside the two-flow "
+                        "measurements, s (the page runs each twice as long too)"),
+                _p("two_flow_warmup_s", float, low=0.0, high=TWO_FLOW_LONGEST_S,
+                   help="discarded start of those runs, s"),
+                rules=(ordered("warmup_s", "duration_s"),
+                       ordered("two_flow_warmup_s", "two_flow_duration_s")))),
     Entry("M-F10", "fig_m_f10.ipynb", "figure",
           "Nash equilibria with three RTT groups from the fluid model (and measured)",
           _spec(FLUID_CAPACITY,

@@ -176,16 +176,35 @@ def longer_run_moves(runs: pd.DataFrame, longer: pd.DataFrame, on: Sequence[str]
     """How far each model run's ``value`` moves in a run of the same setting twice as long,
     averaged over the same share of its length: the run-length check of a model's time
     average (a value that still moves when the run is doubled is not converged at the
-    shorter length). ``runs`` and ``longer`` hold one row per setting (the columns ``on``);
-    the result has ``on``, ``value``, ``longer`` (NaN where the longer run is missing) and
-    ``move``, the absolute difference."""
+    shorter length). ``runs`` and ``longer`` hold one row per setting (the columns ``on``;
+    a setting listed twice, as a reader may list a buffer twice, must have the same value
+    both times, as a deterministic model's runs do, and counts once); the result has
+    ``on``, ``value``, ``longer`` (NaN where the longer run is missing) and ``move``, the
+    absolute difference."""
     on = list(on)
+    tables = []
     for name, table in (("runs", runs), ("longer", longer)):
+        table = table[[*on, value]].drop_duplicates()
         if table.duplicated(on).any():
-            raise ValueError(f"{name} has more than one row for a setting of {on}")
-    out = runs[[*on, value]].merge(longer[[*on, value]].rename(columns={value: "longer"}),
-                                   on=on, how="left")
+            raise ValueError(f"{name} has two different values of {value!r} for a setting "
+                             f"of {on}")
+        tables.append(table)
+    out = tables[0].merge(tables[1].rename(columns={value: "longer"}), on=on, how="left")
     out["move"] = (out["longer"] - out[value]).abs()
+    return out.reset_index(drop=True)
+
+
+def settled_model(runs: pd.DataFrame, moves: pd.DataFrame, on: Sequence[str],
+                  tolerance: float, value: str = "bbr_share") -> pd.DataFrame:
+    """``runs`` with ``value`` set to NaN where :func:`longer_run_moves` finds it moving by
+    more than ``tolerance`` in a run twice as long: a model value that has not settled is
+    scored against nothing, as a measured point the run-length study does not settle is
+    not. A run whose move is unknown (no longer run) is kept."""
+    on = list(on)
+    moved = moves.loc[moves["move"] > tolerance, on].drop_duplicates()
+    hit = runs[on].merge(moved.assign(_moved=True), on=on, how="left")["_moved"]
+    out = runs.copy()
+    out.loc[hit.fillna(False).astype(bool).to_numpy(), value] = np.nan
     return out
 
 
@@ -195,36 +214,40 @@ def longer_run_text(moves: pd.DataFrame, tolerance: float, *, duration_s: float,
     """:func:`longer_run_moves` in one or two sentences: the largest move of BBR's share in
     runs twice as long (``duration_s``, ``warmup_s``: the shorter runs') and where (the
     columns ``where``), and the runs that move by more than ``tolerance`` (the share the
-    book resolves): each named, up to ``listed`` of them, else counted per series (the
-    columns of ``where`` other than the buffer and the setting) with their buffers."""
+    book resolves), which :func:`settled_model` leaves out of the scores: each named, up to
+    ``listed`` of them, else counted per series (the columns of ``where`` other than the
+    buffer and the setting) with the buffers they lie between."""
     m = moves.dropna(subset=["move"])
     if m.empty:
-        return ("No fluid-model run was repeated at twice its length, so its convergence in "
-                "run length is not checked here.")
+        return ("No fluid-model run has a value at both lengths, so its convergence in run "
+                "length is not checked here.")
     worst = m.loc[m["move"].idxmax()]
 
     def at(row: pd.Series) -> str:
         return ", ".join(f"{row[c]:g} BDP" if c == "buffer_bdp" else str(row[c])
                          for c in where)
 
-    head = (f"Run twice as long ({2 * duration_s:,.0f} s, averaged after "
+    head = (f"In runs twice as long ({2 * duration_s:,.0f} s, averaged after "
             f"{2 * warmup_s:,.0f} s), the fluid model's BBR share moves by at most "
             f"{worst['move']:.3f} ({at(worst)})")
     over = m[m["move"] > tolerance]
     if over.empty:
         return head + f": every run of the figure is within {tolerance:g} of its longer run."
-    verb = "moves" if len(over) == 1 else "move"
+    tail = ": drawn, but left out of the errors below."
+    if len(over) == 1:
+        return (head + f", the only one of its {len(m)} runs to move by more than "
+                f"{tolerance:g}" + tail)
     if len(over) <= listed:
         which = "; ".join(f"{at(r)}: {r['move']:.3f}" for _, r in over.iterrows())
-    else:  # too many to list in a sentence: how many per series, over which buffers
+    else:  # too many to list in a sentence: how many per series, between which buffers
         series = [c for c in where if c not in ("buffer_bdp", "setting")]
         parts = []
         for key, g in over.groupby(series, sort=False) if series else [("", over)]:
             name = ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)
             lo, hi = g["buffer_bdp"].min(), g["buffer_bdp"].max()
-            span = f"{lo:g} BDP" if lo == hi else f"{lo:g}-{hi:g} BDP"
+            span = f"at {lo:g} BDP" if lo == hi else f"between {lo:g} and {hi:g} BDP"
             parts.append(f"{name + ': ' if name else ''}{len(g)} "
-                         f"{'run' if len(g) == 1 else 'runs'} at {span}")
+                         f"{'run' if len(g) == 1 else 'runs'} {span}")
         which = "; ".join(parts)
-    return (head + f"; {len(over)} of its {len(m)} runs {verb} by more than {tolerance:g} ("
-            + which + "), so the model's value there is known to that precision only.")
+    return (head + f"; {len(over)} of its {len(m)} runs move by more than {tolerance:g} ("
+            + which + ")" + tail)
