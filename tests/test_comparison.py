@@ -153,6 +153,11 @@ def test_longer_run_text_names_the_largest_move_and_every_run_beyond_the_toleran
     two = comparison.longer_run_text(moves.assign(move=[0.03, 0.47, 0.01]), 0.02,
                                      duration_s=1200.0, warmup_s=720.0)
     assert "2 of its 3 runs move by more than 0.02 (2 BDP, a: 0.030; 10 BDP, a: 0.470)" in two
+    assert two.endswith("0.470): drawn, but left out of the errors below.")
+    # a page that does something else with them says what
+    own = comparison.longer_run_text(moves, 0.02, duration_s=1200.0, warmup_s=720.0,
+                                     left_out="their settings are left out")
+    assert own.endswith("to move by more than 0.02: their settings are left out.")
     many = pd.DataFrame({"setting": ["x", "x", "y", "y"], "model": ["a", "a", "a", "b"],
                          "buffer_bdp": [3.0, 15.0, 5.0, 20.0], "move": [0.03, 0.05, 0.1, 0.04]})
     text = comparison.longer_run_text(many, 0.02, duration_s=1200.0, warmup_s=720.0,
@@ -166,3 +171,25 @@ def test_longer_run_text_names_the_largest_move_and_every_run_beyond_the_toleran
     none = comparison.longer_run_text(moves.assign(move=np.nan), 0.02, duration_s=120.0,
                                       warmup_s=30.0)
     assert "not checked" in none
+
+
+def test_longer_run_report_glues_the_text_and_claims_the_largest_move_and_the_count(tmp_path):
+    """The two-flow pages' convergence check in one call: the claims follow the moves (the
+    tolerance is the run-length study's), and a page whose runs have no longer run says the
+    largest move is not available rather than failing on a NaN."""
+    from coexist.book import claims, figures
+    from coexist.measured import run_length
+
+    tol = run_length.TOLERANCE
+    moves = pd.DataFrame({"model": ["a", "a", "b"], "buffer_bdp": [2.0, 10.0, 2.0],
+                          "move": [tol / 2, tol + 0.3, tol + 0.01]})
+    figures.longer_run_report("T-X", "tx", moves, duration_s=1200.0, warmup_s=720.0,
+                              out_dir=str(tmp_path))
+    made = claims.read(tmp_path / f"T-X{claims.SUFFIX}")
+    assert made["tx_fluid_move_max"].value == pytest.approx(tol + 0.3)
+    assert made["tx_fluid_moved"].value == 2
+    figures.longer_run_report("T-Y", "ty", moves.assign(move=np.nan), duration_s=120.0,
+                              warmup_s=30.0, out_dir=str(tmp_path))
+    made = claims.read(tmp_path / f"T-Y{claims.SUFFIX}")
+    assert made["ty_fluid_move_max"].text == claims.NOT_AVAILABLE
+    assert made["ty_fluid_moved"].value == 0

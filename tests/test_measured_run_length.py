@@ -368,7 +368,8 @@ def test_sides_are_the_nearest_study_buffers_around_a_point():
 
 
 @pytest.mark.parametrize(("figure", "prefix"), [("M-F1", "fluid_"), ("M-F3", "fluid_"),
-                                               ("M-F12", "fluid_"), ("M-F11", "two_flow_")])
+                                               ("M-F12", "fluid_"), ("M-F11", "two_flow_"),
+                                               ("S-Options", "")])
 def test_two_flow_pages_run_the_fluid_model_as_the_study_reads_its_longest_runs(figure, prefix):
     """The two-flow pages set the fluid model beside measurements the run-length study
     settles, whose longest runs it scores on their last 40 %: the model runs by default as

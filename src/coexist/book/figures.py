@@ -15,7 +15,8 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 
-from ..measured import run_length
+from ..measured import comparison, run_length
+from . import claims
 
 WIDTH, HEIGHT = 520, 300
 #: the book's text column, in pixels, in a window 1280 pixels wide; a figure no wider is
@@ -50,7 +51,8 @@ FLUID_VERSIONS = {(False, False): FLUID[False], (True, False): FLUID[True],
                   (True, True): "fluid model, RTprop expiring, CUBIC recovery"}
 #: The versions set beside measurements, by (``rtprop_expiry``, ``cubic_recovery``): as
 #: published, and with the RTprop expiry, the one Linux mechanism that brings the published
-#: model closer to our measurements (S-Options; CUBIC's recovery takes it further away).
+#: model closer to our measurements on its own (S-Options; CUBIC's recovery alone takes it
+#: further away).
 FLUID_SHOWN = {v: FLUID_VERSIONS[v] for v in ((False, False), (True, False))}
 
 
@@ -417,8 +419,8 @@ def provenance(figure_id: str) -> str:
     it reads (their campaign files, with the runs stored of each) and the data description
     (``data/datapackage.json``: schema, units, hashes and provenance per campaign)."""
     from ..core import paths
-    from . import claims, ledger
     from . import index as book_index
+    from . import ledger
 
     e = ledger.entry(figure_id)
     checked = _download(f"{e.id}.csv", f"notebooks/expected/{e.id}.csv")
@@ -541,6 +543,27 @@ def glue_sentence(name: str, text: str) -> None:
     from IPython.display import Markdown
 
     glue(name, Markdown(text))
+
+
+def longer_run_report(figure_id: str, prefix: str, moves: pd.DataFrame, *, duration_s: float,
+                      warmup_s: float, where: tuple[str, ...] = ("buffer_bdp", "model"),
+                      left_out: str = "drawn, but left out of the errors below",
+                      out_dir: str = "") -> None:
+    """Say on a page how far its fluid-model runs move in runs twice as long
+    (:func:`coexist.measured.comparison.longer_run_moves`), against the run-length study's
+    tolerance: the sentence is glued as ``<prefix>_fluid_length``, and the largest move and
+    the number of runs that move by more than the tolerance are the claims
+    ``<prefix>_fluid_move_max`` and ``<prefix>_fluid_moved`` of ``figure_id``. The largest
+    move is not available where no run has a value at both lengths. ``left_out`` says what
+    the page does with the runs that move more (:func:`comparison.longer_run_text`)."""
+    glue_sentence(f"{prefix}_fluid_length", comparison.longer_run_text(
+        moves, run_length.TOLERANCE, duration_s=duration_s, warmup_s=warmup_s, where=where,
+        left_out=left_out))
+    known = moves["move"].dropna()
+    claims.claim(figure_id, f"{prefix}_fluid_move_max",
+                 float(known.max()) if len(known) else None, "{:.3f}", out_dir)
+    claims.claim(figure_id, f"{prefix}_fluid_moved", int((known > run_length.TOLERANCE).sum()),
+                 "{}", out_dir)
 
 
 def show(chart, figure_id: str) -> None:

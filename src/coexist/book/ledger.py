@@ -170,9 +170,10 @@ def _fluid_runs(buffers: bool = False, prefix: str = "fluid_",
             _p("step_us", float, low=1.0, high=200.0, help="integration step, us"))
 
 
-#: the longest fluid-model run of the two-flow pages (M-F1, M-F3, M-F12), s: they run the
-#: model as long as the testbed's longest runs (1,200 s) and check each run against one
-#: twice as long, so a reader's length may reach half an hour
+#: the longest fluid-model run of the pages that score the model against the two-flow
+#: measurements (M-F1, M-F3, M-F11, M-F12, S-Options), s: they run it as long as the
+#: testbed's longest runs (1,200 s) and check each run against one twice as long, so a
+#: reader's length may reach half an hour
 TWO_FLOW_LONGEST_S = 1800.0
 
 #: numerics of the fluid-model equilibrium searches, every mix one run: their notebooks run
@@ -417,8 +418,10 @@ ENTRIES: tuple[Entry, ...] = (
                 rules=(ordered("warmup_s", "duration_s"),))),
     Entry("S-Options", "fig_s_options.ipynb", "figure",
           "The Linux mechanisms in both readings of the fluid model, against measurements",
-          _spec(_p("duration_s", float, low=2.0, high=600.0),
-                _p("warmup_s", float, low=0.0, high=600.0),
+          _spec(_p("duration_s", float, low=2.0, high=TWO_FLOW_LONGEST_S,
+                   help="simulated time per fluid run, s (the page runs each twice as long "
+                        "too)"),
+                _p("warmup_s", float, low=0.0, high=TWO_FLOW_LONGEST_S),
                 _p("step_us", float, low=1.0, high=1000.0),
                 _p("ten_duration_s", float, low=1.0, high=600.0,
                    help="length of the ten-flow runs, s (S-F6's)"),

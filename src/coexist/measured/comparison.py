@@ -210,13 +210,15 @@ def settled_model(runs: pd.DataFrame, moves: pd.DataFrame, on: Sequence[str],
 
 def longer_run_text(moves: pd.DataFrame, tolerance: float, *, duration_s: float,
                     warmup_s: float, where: Sequence[str] = ("buffer_bdp", "model"),
-                    listed: int = 3) -> str:
+                    listed: int = 3,
+                    left_out: str = "drawn, but left out of the errors below") -> str:
     """:func:`longer_run_moves` in one or two sentences: the largest move of BBR's share in
     runs twice as long (``duration_s``, ``warmup_s``: the shorter runs') and where (the
     columns ``where``), and the runs that move by more than ``tolerance`` (the share the
     book resolves), which :func:`settled_model` leaves out of the scores: each named, up to
     ``listed`` of them, else counted per series (the columns of ``where`` other than the
-    buffer and the setting) with the buffers they lie between."""
+    buffer and the setting) with the buffers they lie between. ``left_out`` says what the
+    page does with those runs."""
     m = moves.dropna(subset=["move"])
     if m.empty:
         return ("No fluid-model run has a value at both lengths, so its convergence in run "
@@ -233,7 +235,7 @@ def longer_run_text(moves: pd.DataFrame, tolerance: float, *, duration_s: float,
     over = m[m["move"] > tolerance]
     if over.empty:
         return head + f": every run of the figure is within {tolerance:g} of its longer run."
-    tail = ": drawn, but left out of the errors below."
+    tail = f": {left_out}."
     if len(over) == 1:
         return (head + f", the only one of its {len(m)} runs to move by more than "
                 f"{tolerance:g}" + tail)
