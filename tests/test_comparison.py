@@ -173,7 +173,8 @@ def test_longer_run_text_names_the_largest_move_and_every_run_beyond_the_toleran
     assert "not checked" in none
 
 
-def test_longer_run_report_glues_the_text_and_claims_the_largest_move_and_the_count(tmp_path):
+def test_longer_run_report_glues_the_text_and_claims_the_largest_move_and_the_count(
+        tmp_path, monkeypatch):
     """The two-flow pages' convergence check in one call: the claims follow the moves (the
     tolerance is the run-length study's), and a page whose runs have no longer run says the
     largest move is not available rather than failing on a NaN."""
@@ -183,8 +184,13 @@ def test_longer_run_report_glues_the_text_and_claims_the_largest_move_and_the_co
     tol = run_length.TOLERANCE
     moves = pd.DataFrame({"model": ["a", "a", "b"], "buffer_bdp": [2.0, 10.0, 2.0],
                           "move": [tol / 2, tol + 0.3, tol + 0.01]})
+    glued = {}
+    monkeypatch.setattr(figures, "glue_sentence", lambda name, text: glued.update({name: text}))
     figures.longer_run_report("T-X", "tx", moves, duration_s=1200.0, warmup_s=720.0,
-                              out_dir=str(tmp_path))
+                              left_out="their points are left out", out_dir=str(tmp_path))
+    assert glued["tx_fluid_length"] == comparison.longer_run_text(
+        moves, tol, duration_s=1200.0, warmup_s=720.0, left_out="their points are left out")
+    assert glued["tx_fluid_length"].endswith(": their points are left out.")
     made = claims.read(tmp_path / f"T-X{claims.SUFFIX}")
     assert made["tx_fluid_move_max"].value == pytest.approx(tol + 0.3)
     assert made["tx_fluid_moved"].value == 2
@@ -193,3 +199,16 @@ def test_longer_run_report_glues_the_text_and_claims_the_largest_move_and_the_co
     made = claims.read(tmp_path / f"T-Y{claims.SUFFIX}")
     assert made["ty_fluid_move_max"].text == claims.NOT_AVAILABLE
     assert made["ty_fluid_moved"].value == 0
+
+
+def test_settled_everywhere_keeps_a_point_only_where_every_version_settled():
+    scored = pd.DataFrame({"buffer_bdp": [2.0, 2.0, 5.0, 5.0, 5.0, 7.0],
+                           "reading": ["a", "a", "a", "a", "b", "b"],
+                           "version": ["x", "y", "x", "y", "x", "x"],
+                           "bbr_share": [0.3, 0.4, 0.2, np.nan, 0.1, np.nan]})
+    mask = comparison.settled_everywhere(scored, ["buffer_bdp", "reading"])
+    # 5 BDP in reading a: version y did not settle, so x is not scored there either; the
+    # same buffer in reading b is a point of its own
+    assert mask.tolist() == [True, True, False, False, True, False]
+    assert mask.index.equals(scored.index)
+    assert comparison.settled_everywhere(scored.iloc[:0], ["buffer_bdp"]).tolist() == []

@@ -208,6 +208,18 @@ def settled_model(runs: pd.DataFrame, moves: pd.DataFrame, on: Sequence[str],
     return out
 
 
+def settled_everywhere(runs: pd.DataFrame, by: Sequence[str],
+                       value: str = "bbr_share") -> pd.Series:
+    """For each row of ``runs`` (as :func:`settled_model` returns it, unsettled values NaN),
+    whether every row of its group (the columns ``by``, e.g. a point and a reading, whose
+    rows are the model's versions) has a ``value``: versions compared at the same points
+    only, so that one version's unsettled runs do not leave it scored on easier points
+    than another's."""
+    if runs.empty:
+        return pd.Series([], dtype=bool, index=runs.index)
+    return runs[value].notna().groupby([runs[c] for c in by]).transform("all").astype(bool)
+
+
 def longer_run_text(moves: pd.DataFrame, tolerance: float, *, duration_s: float,
                     warmup_s: float, where: Sequence[str] = ("buffer_bdp", "model"),
                     listed: int = 3,
