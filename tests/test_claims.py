@@ -120,6 +120,13 @@ def test_best_by_range_names_the_closest_model_per_range():
     assert claims.best_by_range(acc) == "1-2 BDP: b (0.10); 2-5 BDP: a (0.05)"
     assert claims.best_by_range(acc, worst=True) == "1-2 BDP: a (0.30); 2-5 BDP: b (0.20)"
     assert claims.best_by_range(acc.iloc[4:]) == "no range with a value"
+    # every model within the resolution of the best is named with it, closest first
+    close = acc.assign(mean_abs_error=[0.11, 0.1, 0.05, 0.2, float("nan")])
+    assert claims.best_by_range(close, within=0.02) == \
+        "1-2 BDP: b (0.10) and a (0.11); 2-5 BDP: a (0.05)"
+    assert claims.best_by_range(close, worst=True, within=0.02) == \
+        "1-2 BDP: a (0.11) and b (0.10); 2-5 BDP: b (0.20)"
+    assert claims.best_by_range(close, within=0.005) == "1-2 BDP: b (0.10); 2-5 BDP: a (0.05)"
 
 
 def test_a_rerun_answers_for_every_committed_claim(tmp_path):

@@ -107,16 +107,23 @@ def complete(figure_id: str, out_dir: Path, committed: Path) -> list[str]:
     return missing
 
 
-def best_by_range(accuracy, fmt: str = "{:.2f}", worst: bool = False) -> str:
+def best_by_range(accuracy, fmt: str = "{:.2f}", worst: bool = False,
+                  within: float = 0.0) -> str:
     """The model with the smallest (``worst``: largest) mean absolute error in each buffer
     range of an error table (:func:`coexist.measured.comparison.error_by_range`'s rows), as one text
-    claim: "1-2 BDP: <model> (0.16); 2-5 BDP: ...". Ranges where no model has a value are
-    left out."""
+    claim: "1-2 BDP: <model> (0.16); 2-5 BDP: ...", followed by every other model whose
+    error is within ``within`` of it ("<model> (0.16) and <model> (0.17)"), closest first:
+    a ranking finer than the share the book resolves is not one. Ranges where no model has
+    a value are left out."""
     parts = []
     for rng, g in accuracy.dropna(subset=["mean_abs_error"]).groupby(
             "buffer_range_bdp", sort=False):
-        r = g.loc[g["mean_abs_error"].idxmax() if worst else g["mean_abs_error"].idxmin()]
-        parts.append(f"{rng} BDP: {r['model']} ({fmt.format(r['mean_abs_error'])})")
+        err = g["mean_abs_error"]
+        edge = err.max() - within if worst else err.min() + within
+        near = g[err >= edge] if worst else g[err <= edge]
+        near = near.sort_values("mean_abs_error", ascending=not worst, kind="stable")
+        parts.append(f"{rng} BDP: " + " and ".join(
+            f"{r['model']} ({fmt.format(r['mean_abs_error'])})" for _, r in near.iterrows()))
     return "; ".join(parts) or "no range with a value"
 
 
