@@ -275,3 +275,11 @@ def test_the_command_line_matches_the_authors_outputs(run_id, capsys):
     assert abs(out["loss"] - run.loss) <= t["loss"]
     assert abs(out["utilization"] - run.utilization) <= t["utilization"]
     assert np.abs(shares - theirs).max() <= t["share"]
+
+
+def test_figures_only_is_repeatable_and_takes_several_ids():
+    """`--only A --only B` checks both figures, as `--only A B` does, not the last alone."""
+    parser = cli.build_parser()
+    a = parser.parse_args(["figures", "--only", "M-F1", "--only", "M-F3", "S-Options"])
+    assert a.only == ["M-F1", "M-F3", "S-Options"]
+    assert parser.parse_args(["figures"]).only is None

@@ -193,6 +193,15 @@ def test_a_page_table_rounds_its_numbers_and_points_a_long_one_to_the_download()
     assert folded.count("<tr>") == 18 and "more rows" not in folded  # behind a dropdown
 
 
+def test_a_page_table_shows_its_exact_columns_unrounded():
+    frame = pd.DataFrame({"buffer (BDP)": [0.5, 2.0], "distance": [1.0, 2.4]})
+    html = figures._page_html(frame, 0, index=False, exact=("buffer (BDP)",))
+    assert "<td>0.5</td>" in html and "<td>2</td>" in html and "<td>1</td>" in html
+    assert "<td>0</td>" not in html  # 0.5 BDP rounded to whole numbers would read 0
+    with pytest.raises(ValueError, match="buffer"):
+        figures._page_html(frame, 0, index=False, exact=("buffer",))
+
+
 def test_figure_keys_drop_punctuation():
     assert figures.page_key("M-F1") == "mf1"
     assert figures.page_key("S-F4-5-11-12") == "sf451112"

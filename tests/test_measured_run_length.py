@@ -390,3 +390,11 @@ def test_two_flow_pages_run_the_fluid_model_as_the_study_reads_its_longest_runs(
     cfg, _ = equilibria.mix_config((1,), 2, [0.04], 2.0, 50e6, "bbr1", longest, 5e-5, True,
                                    False)
     assert cfg.duration_s == longest
+
+
+def test_first_and_longest_text_names_the_part_of_each_read_it_scores():
+    prefixes = pd.DataFrame({"capacity_mbps": [50.0] * 4, "buffer_bdp": [30.0] * 4,
+                             "length_s": [120.0, 1200.0, 120.0, 1200.0],
+                             "bbr_share": [0.16, 0.36, 0.18, 0.38]})
+    assert rl.first_and_longest_text(prefixes) == (
+        "0.17 over 72-120 s and 0.37 over 720-1,200 s at 50 Mbit/s, 30 BDP")

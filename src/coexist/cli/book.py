@@ -138,7 +138,8 @@ def _pdf(args: argparse.Namespace) -> int:
 def add_parsers(sub) -> None:
     """Add this module's commands to the ``coexist`` parser's subcommands."""
     fig = sub.add_parser("figures", help="regenerate figures through their notebooks")
-    fig.add_argument("--only", nargs="+", metavar="ID", help="figure ids (default: all)")
+    fig.add_argument("--only", nargs="+", action="extend", metavar="ID",
+                     help="figure ids (default: all; repeatable)")
     fig.add_argument("-p", "--param", nargs=2, action="append", default=[],
                      metavar=("NAME", "VALUE"), help="override a notebook parameter")
     fig.add_argument("--out", default="build/figures", help="output directory")
