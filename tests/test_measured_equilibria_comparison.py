@@ -68,7 +68,13 @@ def test_compare_sets_counts_below_above_and_overlapping_settings():
     # 20 ms: b's {4} within a's {3, 4}: overlap; 5 ms: {7} above {3}; 80 ms: {2} below {5};
     # 10 ms: only a has one; 40 ms: a's {1, 6} spans six flow counts: undetermined
     assert equilibria.compare_sets(found, "a", "b", by=["rtt_ms", "buffer_bdp"]) == {
-        "fewer": 1, "more": 1, "overlap": 1, "both": 3, "undetermined": 1}
+        "fewer": 1, "more": 1, "overlap": 1, "both": 3, "undetermined": 1, "identical": 0,
+        "all_cubic": 0}
+    # the same sets, and both all-CUBIC, are overlaps the comparison cannot tell apart
+    same = pd.DataFrame({"variant": ["a", "b", "a", "b"], "rtt_ms": [5.0, 5.0, 20.0, 20.0],
+                         "buffer_bdp": [9.0] * 4, "bbr_flows": [0, 0, 3, 3]})
+    got = equilibria.compare_sets(same, "a", "b", by=["rtt_ms", "buffer_bdp"])
+    assert (got["overlap"], got["identical"], got["all_cubic"]) == (2, 2, 1)
 
 
 def test_firmness_in_words():
@@ -130,7 +136,8 @@ def test_a_set_spanning_more_than_two_flow_counts_is_undetermined():
 def test_undetermined_sets_are_neither_compared_nor_measured_against():
     # 40 ms: a's {1, 6} spans 6 flow counts, so the setting is undetermined, not "overlap"
     got = equilibria.compare_sets(FOUND, "a", "b", by=["rtt_ms", "buffer_bdp"])
-    assert got == {"fewer": 0, "more": 1, "overlap": 0, "both": 1, "undetermined": 1}
+    assert got == {"fewer": 0, "more": 1, "overlap": 0, "both": 1, "undetermined": 1,
+                   "identical": 0, "all_cubic": 0}
     observed = pd.DataFrame({"rtt_ms": [40.0], "buffer_bdp": [2.0],
                              "equilibrium_bbr_flows": [2.0]})
     d = equilibria.nearest_equilibrium_distances(observed, FOUND, 10, ["a", "b"])

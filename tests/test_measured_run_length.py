@@ -398,3 +398,9 @@ def test_first_and_longest_text_names_the_part_of_each_read_it_scores():
                              "bbr_share": [0.16, 0.36, 0.18, 0.38]})
     assert rl.first_and_longest_text(prefixes) == (
         "0.17 over 72-120 s and 0.37 over 720-1,200 s at 50 Mbit/s, 30 BDP")
+
+
+def test_status_text_settles_a_setting_only_with_every_planned_run_and_a_settled_share():
+    assert rl.status_text(1, 2, True, 120.0) == "not settled: 1 of its 2 runs stored"
+    assert rl.status_text(2, 2, False, 1200.0) == "not settled: still moves at its longest read"
+    assert rl.status_text(2, 2, True, 300.0) == "settled from 300 s"

@@ -48,12 +48,15 @@ def error_table(accuracy: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """:func:`error_by_range` as a reader's table: one row per model, one column per buffer
     range holding the mean absolute error with the mean signed error in brackets (empty
     where the range has no point in the model's domain); the ranges' headers count their
-    measured points."""
+    measured points, and a model scored on fewer of them (outside its domain, or not
+    settled) says on how many ("…; 5 of 7")."""
     out = {}
     for rng, g in accuracy.groupby("buffer_range_bdp", sort=False):
         n = int((g["points"] + g["not_in_domain"]).max())
-        cells = [f"{a:.{digits}f} ({m:+.{digits}f})" if np.isfinite(a) else ""
-                 for a, m in zip(g["mean_abs_error"], g["mean_error"], strict=True)]
+        cells = [(f"{a:.{digits}f} ({m:+.{digits}f})" + (f"; {k} of {n}" if k < n else ""))
+                 if np.isfinite(a) else ""
+                 for a, m, k in zip(g["mean_abs_error"], g["mean_error"], g["points"],
+                                    strict=True)]
         header = f"{rng} BDP ({n} point{'s' if n != 1 else ''})"
         out[header] = pd.Series(cells, index=g["model"].to_numpy())
     table = pd.DataFrame(out)

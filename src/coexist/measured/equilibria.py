@@ -449,8 +449,12 @@ def compare_sets(found: pd.DataFrame, first: str, second: str, *, by: Sequence[s
     both have a determined set (:data:`DETERMINED_SPAN`): in how many settings all of
     ``second``'s equilibria lie below all of ``first``'s ("fewer"), all above them
     ("more"), or the two sets overlap ("overlap"), out of those settings ("both");
-    "undetermined" counts the settings where both have a set but one spans more."""
-    out = {"fewer": 0, "more": 0, "overlap": 0, "both": 0, "undetermined": 0}
+    "undetermined" counts the settings where both have a set but one spans more. Of the
+    overlapping settings, "identical" counts those where the two sets are the same and
+    "all_cubic" those where both are {0} (every flow on CUBIC): there neither model can
+    leave more flows on CUBIC than the other, so the comparison cannot tell them apart."""
+    out = {"fewer": 0, "more": 0, "overlap": 0, "both": 0, "undetermined": 0,
+           "identical": 0, "all_cubic": 0}
     for _, g in found.groupby(list(by)):
         a, b = g[g[group] == first][value], g[g[group] == second][value]
         if a.empty or b.empty:
@@ -460,6 +464,9 @@ def compare_sets(found: pd.DataFrame, first: str, second: str, *, by: Sequence[s
             continue
         out["both"] += 1
         out["fewer" if b.max() < a.min() else "more" if b.min() > a.max() else "overlap"] += 1
+        if set(a) == set(b):
+            out["identical"] += 1
+            out["all_cubic"] += int(set(a) == {0})
     return out
 
 

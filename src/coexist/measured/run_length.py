@@ -156,6 +156,18 @@ def verdict(campaign: str = "run_length", lengths_s: Sequence[float] = LENGTHS_S
     return out.sort_values(keys, ignore_index=True)
 
 
+def status_text(repeats: int, planned: int, before_longest: bool, settled_s: float) -> str:
+    """What the study's verdict on one setting (a row of :func:`verdict`) lets other pages
+    do with it, in a few words: a setting is settled only with all its planned runs stored
+    and a share that settles before the longest read, the rule :func:`settle` applies to
+    the campaigns' points."""
+    if repeats < planned:
+        return f"not settled: {repeats} of its {planned} runs stored"
+    if not before_longest:
+        return "not settled: still moves at its longest read"
+    return f"settled from {settled_s:,g} s"
+
+
 @functools.lru_cache(maxsize=64)
 def _series(run_dir: str) -> pd.DataFrame:
     return data.load_table(Path(run_dir) / data.RUN_FILES["series"], "series")
