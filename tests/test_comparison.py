@@ -15,7 +15,7 @@ def test_the_error_table_puts_each_model_in_a_row_and_each_range_in_a_column():
     assert list(table["model"]) == ["m", "n"]
     assert list(table.columns[1:]) == ["1-2 BDP (2 points)", "2-5 BDP (1 point)",
                                        "5-30 BDP (1 point)"]
-    assert table.iloc[0, 1] == "0.100 (+0.100); 1 of 2"  # 1 BDP is outside m's domain
+    assert table.iloc[0, 1] == "0.100 (+0.100) on 1 of 2"  # 1 BDP is outside m's domain
     assert table.iloc[1, 1] == "0.050 (+0.050)"
     assert table.iloc[0, 2] == "0.100 (-0.100)"
 

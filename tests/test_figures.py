@@ -194,12 +194,21 @@ def test_a_page_table_rounds_its_numbers_and_points_a_long_one_to_the_download()
 
 
 def test_a_page_table_shows_its_exact_columns_unrounded():
-    frame = pd.DataFrame({"buffer (BDP)": [0.5, 2.0], "distance": [1.0, 2.4]})
+    frame = pd.DataFrame({"buffer (BDP)": [0.5, 2.25], "distance": [1.0, 2.4]})
     html = figures._page_html(frame, 0, index=False, exact=("buffer (BDP)",))
-    assert "<td>0.5</td>" in html and "<td>2</td>" in html and "<td>1</td>" in html
+    assert "<td>0.5</td>" in html and "<td>2.25</td>" in html  # as given
+    assert "<td>2</td>" in html and "<td>2.4</td>" not in html  # the others rounded
     assert "<td>0</td>" not in html  # 0.5 BDP rounded to whole numbers would read 0
     with pytest.raises(ValueError, match="buffer"):
         figures._page_html(frame, 0, index=False, exact=("buffer",))
+
+
+def test_quoted_list_keeps_names_apart_from_the_sentence():
+    assert figures.quoted_list(["both"]) == '"both"'
+    assert figures.quoted_list(["CUBIC recovery", "both"]) == '"CUBIC recovery" and "both"'
+    assert figures.quoted_list(["a", "b", "c"]) == '"a", "b" and "c"'
+    with pytest.raises(ValueError):
+        figures.quoted_list([])
 
 
 def test_figure_keys_drop_punctuation():

@@ -398,6 +398,11 @@ def test_first_and_longest_text_names_the_part_of_each_read_it_scores():
                              "bbr_share": [0.16, 0.36, 0.18, 0.38]})
     assert rl.first_and_longest_text(prefixes) == (
         "0.17 over 72-120 s and 0.37 over 720-1,200 s at 50 Mbit/s, 30 BDP")
+    # the windows follow the share scored, and one length reads once
+    assert rl.first_and_longest_text(prefixes, scored=0.5).startswith(
+        "0.17 over 60-120 s and 0.37 over 600-1,200 s")
+    one = prefixes[prefixes["length_s"] == 1200.0]
+    assert rl.first_and_longest_text(one) == "0.37 over 720-1,200 s at 50 Mbit/s, 30 BDP"
 
 
 def test_status_text_settles_a_setting_only_with_every_planned_run_and_a_settled_share():

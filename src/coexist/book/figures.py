@@ -545,6 +545,15 @@ def glue_sentence(name: str, text: str) -> None:
     glue(name, Markdown(text))
 
 
+def quoted_list(names: list[str]) -> str:
+    """Names as a reader's list, each in quotes ("a", "b" and "c"): names that are words
+    themselves (a model version called "both") stay apart from the sentence."""
+    if not names:
+        raise ValueError("quoted_list needs at least one name")
+    quoted = [f'"{n}"' for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
 def longer_run_report(figure_id: str, prefix: str, moves: pd.DataFrame, *, duration_s: float,
                       warmup_s: float, where: tuple[str, ...] = ("buffer_bdp", "model"),
                       left_out: str = "drawn, but left out of the errors below",

@@ -49,11 +49,11 @@ def error_table(accuracy: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     range holding the mean absolute error with the mean signed error in brackets (empty
     where the range has no point in the model's domain); the ranges' headers count their
     measured points, and a model scored on fewer of them (outside its domain, or not
-    settled) says on how many ("…; 5 of 7")."""
+    settled) says on how many ("… on 5 of 7")."""
     out = {}
     for rng, g in accuracy.groupby("buffer_range_bdp", sort=False):
         n = int((g["points"] + g["not_in_domain"]).max())
-        cells = [(f"{a:.{digits}f} ({m:+.{digits}f})" + (f"; {k} of {n}" if k < n else ""))
+        cells = [(f"{a:.{digits}f} ({m:+.{digits}f})" + (f" on {k} of {n}" if k < n else ""))
                  if np.isfinite(a) else ""
                  for a, m, k in zip(g["mean_abs_error"], g["mean_error"], g["points"],
                                     strict=True)]

@@ -496,20 +496,25 @@ def harness_checks(run_dirs: Sequence[tuple[dict, Path]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def first_and_longest_text(prefixes: pd.DataFrame) -> str:
-    """Per setting of :func:`campaign_prefixes`, BBR's mean share at its first and at its
-    longest read, each over the part of the read it is scored on (its last :data:`SCORED`),
-    as one clause each ("0.18 over 72-120 s and 0.37 over 720-1,200 s at 50 Mbit/s,
-    30 BDP"), joined by semicolons."""
+def first_and_longest_text(prefixes: pd.DataFrame, scored: float = SCORED) -> str:
+    """Per setting of :func:`campaign_prefixes` (read with ``scored``), BBR's mean share at
+    its first and at its longest read, each over the part of the read it is scored on (its
+    last ``scored``), as one clause each ("0.18 over 72-120 s and 0.37 over 720-1,200 s at
+    50 Mbit/s, 30 BDP"; one value where the runs are read at one length only), joined by
+    semicolons."""
+    if not 0 < scored <= 1:
+        raise invalid("scored", scored, "0 < scored <= 1")
+
     def span(length_s: float) -> str:
-        return f"{(1 - SCORED) * length_s:,.0f}-{length_s:,.0f} s"
+        return f"{(1 - scored) * length_s:,.0f}-{length_s:,.0f} s"
 
     parts = []
     for (c, b), g in prefixes.groupby(["capacity_mbps", "buffer_bdp"]):
         by_len = g.groupby("length_s")["bbr_share"].mean()
-        parts.append(f"{by_len.iloc[0]:.2f} over {span(by_len.index[0])} and "
-                     f"{by_len.iloc[-1]:.2f} over {span(by_len.index[-1])} at {c:g} Mbit/s, "
-                     f"{b:g} BDP")
+        first = f"{by_len.iloc[0]:.2f} over {span(by_len.index[0])}"
+        last = ("" if len(by_len) == 1 else
+                f" and {by_len.iloc[-1]:.2f} over {span(by_len.index[-1])}")
+        parts.append(f"{first}{last} at {c:g} Mbit/s, {b:g} BDP")
     return "; ".join(parts)
 
 
