@@ -409,3 +409,12 @@ def test_status_text_settles_a_setting_only_with_every_planned_run_and_a_settled
     assert rl.status_text(1, 2, True, 120.0) == "not settled: 1 of its 2 runs stored"
     assert rl.status_text(2, 2, False, 1200.0) == "not settled: still moves at its longest read"
     assert rl.status_text(2, 2, True, 300.0) == "settled from 300 s"
+
+
+def test_planned_repeats_are_the_campaign_points_per_setting():
+    planned = rl.planned_repeats()
+    assert list(planned.columns) == ["capacity_mbps", "rtt_ms", "buffer_bdp", "planned"]
+    # the study plans 4 buffers at each of 2 capacities, 2 repeats each (its campaign file)
+    assert len(planned) == 8 and set(planned["planned"]) == {2}
+    assert rl.verdict()["planned"].tolist() == planned.sort_values(
+        ["capacity_mbps", "rtt_ms", "buffer_bdp"])["planned"].tolist()

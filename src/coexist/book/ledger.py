@@ -273,8 +273,7 @@ ENTRIES: tuple[Entry, ...] = (
                 RTT, _p("flows_per_cca", list, item=int, low=1, high=50,
                         help="CUBIC flows = BBR flows in each panel (the fluid model runs "
                              "up to 100 flows)"),
-                *CURVE, DURATION, PACKET,
-                *_fluid_runs(buffers=True),
+                *CURVE, DURATION, PACKET, *_fluid_runs(buffers=True),
                 rules=(*CURVE_RULES, FLUID_RULE))),
     Entry("M-F5", "fig_m_f5.ipynb", "figure",
           "Per-flow BBR throughput vs number of BBR flows: diminishing returns",

@@ -133,25 +133,32 @@ NOT_SETTLED = "not settled (run-length study)"
 WIRE_HEADER_BYTES = 66
 
 
-def verdict(campaign: str = "run_length", lengths_s: Sequence[float] = LENGTHS_S,
-            scored: float = SCORED, tolerance: float = TOLERANCE,
-            data_dir: Path = data.DATA) -> pd.DataFrame:
-    """The study's verdict on every setting it plans: :func:`settled_length` of the runs
-    stored, beside ``planned`` (the repeats the campaign asks for). A setting with no run
-    stored yet has ``repeats`` 0 and no ``settled_s``, so nothing can lean on it."""
+def planned_repeats(campaign: str = "run_length", data_dir: Path = data.DATA) -> pd.DataFrame:
+    """The repeats the campaign plans per setting: ``capacity_mbps``, ``rtt_ms``,
+    ``buffer_bdp`` and ``planned``."""
     from ..testbed import campaign as campaign_mod
 
     camp = campaign_mod.load(Path(data_dir) / "campaigns" / f"{campaign}.yaml")
     keys = ["capacity_mbps", "rtt_ms", "buffer_bdp"]
-    planned = pd.DataFrame([{"capacity_mbps": p.exp.capacity_bps / 1e6,
-                             "rtt_ms": p.exp.rtt_s * 1e3, "buffer_bdp": float(p.exp.buffer_bdp)}
-                            for p in camp.points]).value_counts(keys).rename("planned")
+    return pd.DataFrame([{"capacity_mbps": p.exp.capacity_bps / 1e6,
+                          "rtt_ms": p.exp.rtt_s * 1e3, "buffer_bdp": float(p.exp.buffer_bdp)}
+                         for p in camp.points]).value_counts(keys).rename("planned").reset_index()
+
+
+def verdict(campaign: str = "run_length", lengths_s: Sequence[float] = LENGTHS_S,
+            scored: float = SCORED, tolerance: float = TOLERANCE,
+            data_dir: Path = data.DATA) -> pd.DataFrame:
+    """The study's verdict on every setting it plans: :func:`settled_length` of the runs
+    stored, beside ``planned`` (:func:`planned_repeats`). A setting with no run stored yet
+    has ``repeats`` 0 and no ``settled_s``, so nothing can lean on it."""
+    keys = ["capacity_mbps", "rtt_ms", "buffer_bdp"]
+    planned = planned_repeats(campaign, data_dir)
     prefixes = campaign_prefixes(stored_runs(campaign, data_dir), lengths_s, scored)
     read = (settled_length(prefixes, tolerance) if len(prefixes)
             else pd.DataFrame({c: pd.Series(dtype=float) for c in [
                 *keys, "repeats", "longest_share", "settled_s", "before_longest",
                 "worst_gap"]}))
-    out = planned.reset_index().merge(read, on=keys, how="left")
+    out = planned.merge(read, on=keys, how="left")
     out["repeats"] = out["repeats"].fillna(0).astype(int)
     return out.sort_values(keys, ignore_index=True)
 
