@@ -448,6 +448,32 @@ def test_equilibrium_firmness_says_whether_each_run_alone_passes_the_test(tmp_pa
     # a setting missing a mix: no equilibrium, nothing to say about firmness
     f = measured_equilibria.equilibrium_firmness(r[r.n_bbr < 2], 2)
     assert f["equilibrium_bbr_flows"].isna().all() and f["each_run"].isna().all()
+    assert f["clear"].isna().all() and f["margin"].isna().all()
+
+
+def test_equilibrium_firmness_is_clear_only_beyond_two_standard_errors_of_the_runs(tmp_path):
+    # both runs an equilibrium at k=2: a BBR flow would get 7 (run 1) or c (run 2) as CUBIC
+    # in k=1 instead of its 8, margins 1/8 and 1 - c/8
+    def firmness(c: float) -> pd.DataFrame:
+        for name, cubic in (("equilibrium", 7.0), ("mix_sweep", c)):
+            data.write_table(_mix_table(name, 2, {0: (10.0, 0.0), 1: (cubic, 16.0),
+                                                  2: (0.0, 8.0)}),
+                             tmp_path / f"{name}.csv", "campaign")
+        return measured_equilibria.equilibrium_firmness(measured.mix_runs(2, data_dir=tmp_path), 2)
+
+    # margins 0.125 and 0.0125: mean 0.06875, standard error 0.05625, two of them 0.1125
+    near = firmness(7.9)
+    assert near["each_run"].tolist() == [True] and near["clear"].tolist() == [False]
+    assert near["margin"].iloc[0] == pytest.approx(0.06875)
+    assert near["margin_se"].iloc[0] == pytest.approx(0.05625)
+    assert measured_equilibria.firmness_labels(near) == [measured_equilibria.FIRMNESS[1]]
+    # margins 0.125 and 0.25: mean 0.1875 beyond two standard errors (0.125)
+    far = firmness(6.0)
+    assert far["clear"].tolist() == [True] and far["margin"].iloc[0] == pytest.approx(0.1875)
+    assert measured_equilibria.firmness_labels(far) == [measured_equilibria.FIRMNESS[0]]
+    # at z = 4 standard errors (0.25) it no longer is
+    runs = measured.mix_runs(2, data_dir=tmp_path)
+    assert measured_equilibria.equilibrium_firmness(runs, 2, z=4.0)["clear"].tolist() == [False]
 
 
 def test_coverage_text_names_each_campaign_with_its_counts():

@@ -78,11 +78,12 @@ def test_compare_sets_counts_below_above_and_overlapping_settings():
 
 
 def test_firmness_in_words():
-    observed = pd.DataFrame({"runs_per_mix": [None, 1, 2, 3],
-                             "each_run": [None, None, True, False]}, dtype=object)
-    assert equilibria.firmness_labels(observed) == [None, equilibria.FIRMNESS[2],
-                                                    equilibria.FIRMNESS[0],
-                                                    equilibria.FIRMNESS[1]]
+    observed = pd.DataFrame({"runs_per_mix": [None, 1, 2, 3, 2],
+                             "each_run": [None, None, True, False, True],
+                             "clear": [None, None, True, None, False]}, dtype=object)
+    F = equilibria.FIRMNESS
+    assert equilibria.firmness_labels(observed) == [None, F[3], F[0], F[2], F[1]]
+    assert len(set(F)) == 4
 
 
 def test_campaigns_by_setting_joins_each_settings_campaigns_once():

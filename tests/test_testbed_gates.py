@@ -44,6 +44,22 @@ def test_each_gate_fails_alone(change, gate):
     assert not valid and reasons[0].startswith(gate)
 
 
+def test_a_value_never_measured_reads_as_such_in_the_reasons():
+    m = good()
+    m.update(utilisation=None)
+    _, reasons = gates.verdict(gates.evaluate(m))
+    assert reasons == ["utilisation: not measured (need >= 0.95)"]
+    m.update(utilisation=0.9)
+    assert gates.verdict(gates.evaluate(m))[1] == ["utilisation: 0.9 (need >= 0.95)"]
+    # a run stored with the old wording reads the same; a reason that is no gate's stays
+    m.update(utilisation=None)
+    summary = {"gates": gates.as_records(gates.evaluate(m)),
+               "invalid_reasons": ["stopped at 3 s of 60 s: ...",
+                                   "utilisation: None (need >= 0.95)"]}
+    assert gates.stored_reasons(summary) == ["stopped at 3 s of 60 s: ...",
+                                             "utilisation: not measured (need >= 0.95)"]
+
+
 def test_netem_runs_have_no_lateness_gate_and_thresholds_are_settable():
     m = good()
     m["lateness_p999_s"] = None

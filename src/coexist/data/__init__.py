@@ -33,7 +33,7 @@ from ..core import sidecars
 from ..core.params import ParameterError
 from ..core.paths import DATA, ROOT  # noqa: F401 (ROOT re-exported)
 from ..core.sidecars import DataError  # noqa: F401 (re-exported: the loaders' error)
-from .gates import disturbed, timing_only
+from .gates import disturbed, stored_reasons, timing_only
 from .host import (  # noqa: F401 (re-exported: the run table's columns)
     stall_pct_max,
     steal_burst_s,
@@ -515,7 +515,7 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
             "repeat": repeat, "run_id": s["run_id"], "valid": bool(s["valid"]),
             "capacity_bps": s["params"]["capacity_bps"], "n_flows": len(s["flows"]),
             "host_busy_pct": busy_pct(s),
-            "reasons": "; ".join(s["invalid_reasons"]),
+            "reasons": "; ".join(stored_reasons(s)),
             "failed_gates": ",".join(g["name"] for g in s["gates"] if not g["passed"]),
             "utilisation": s["utilisation"],
             "probe_offset_ms": gates.get("probe_rtt", {}).get("value"),

@@ -206,10 +206,28 @@ def evaluate(m: dict, th: Thresholds = DEFAULT) -> list[Gate]:
     return gates
 
 
+def reason(gate: dict) -> str:
+    """A gate as a run's summary stores it (``summary["gates"]``), in words: its name, its
+    value ("not measured" where the run stopped before the gate could read one), the limit
+    and what failed."""
+    value = "not measured" if gate["value"] is None else gate["value"]
+    return (f"{gate['name']}: {value} (need {gate['limit']})"
+            + (f" [{gate['detail']}]" if gate.get("detail") else ""))
+
+
+def stored_reasons(summary: dict) -> list[str]:
+    """A stored run's reasons for being invalid (``summary["invalid_reasons"]``), each
+    failed gate's read again from the gate itself (:func:`reason`): runs stored before it
+    print a value a stopped run never measured as "None". Reasons that are not a gate's
+    (a run stopped early) stay as stored."""
+    failed = {g["name"]: g for g in summary["gates"] if not g["passed"]}
+    return [reason(failed[r.split(":", 1)[0]]) if r.split(":", 1)[0] in failed else r
+            for r in summary["invalid_reasons"]]
+
+
 def verdict(gates: list[Gate]) -> tuple[bool, list[str]]:
     """(valid, reasons) from evaluated gates."""
-    reasons = [f"{g.name}: {g.value} (need {g.limit})" + (f" [{g.detail}]" if g.detail else "")
-               for g in gates if not g.passed]
+    reasons = [reason(asdict(g)) for g in gates if not g.passed]
     return not reasons, reasons
 
 

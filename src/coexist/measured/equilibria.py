@@ -117,7 +117,23 @@ def switch_gains(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.Da
     return pd.DataFrame(rows, columns=cols)
 
 
-def equilibrium_firmness(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) -> pd.DataFrame:
+#: the columns that make a measured setting
+SETTING = ["capacity_bps", "rtt_s", "buffer_bdp"]
+
+
+def run_margins(gains: pd.DataFrame) -> pd.DataFrame:
+    """Each tested mix of :func:`switch_gains` over its runs alone (the ``mean`` draw left
+    out), indexed by setting and ``n_bbr``: ``runs``, ``held`` (every run passes the
+    test), ``margin`` (the mean over the runs of minus each run's larger switch gain) and
+    ``margin_se`` (the runs' standard deviation of it over the square root of their number)."""
+    return gains[gains["draw"] != "mean"].groupby([*SETTING, "n_bbr"]).agg(
+        runs=("runs", "first"), held=("equilibrium", "all"),
+        margin=("gain", lambda g: float(-g.mean())),
+        margin_se=("gain", lambda g: float(g.std(ddof=1) / np.sqrt(len(g)))))
+
+
+def equilibrium_firmness(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0,
+                         z: float = nash.SPREAD_Z) -> pd.DataFrame:
     """:func:`observed_equilibria` (averaged over the runs) with how firm each one is.
 
     ``runs_per_mix`` is the fewest runs among the mixes the deviation test reads for it
@@ -126,46 +142,61 @@ def equilibrium_firmness(per_run: pd.DataFrame, n_flows: int, tol: float = 0.0) 
     (True/False), and None where one of those mixes was measured once, so an equilibrium
     resting on single runs is never reported as firm. Settings still missing mixes keep
     their NaN row with both columns None.
+
+    ``margin`` is the mean over the runs of each run's margin (minus its larger switch gain)
+    and ``margin_se`` its standard error (the runs' standard deviation over the square root
+    of their number). ``clear`` is whether the margin exceeds ``z`` of them, the precision the
+    fluid model's equilibrium sets are searched at (:data:`coexist.closed_form.nash.SPREAD_Z`
+    standard errors): an equilibrium that each run passes, but by less than the runs differ
+    among themselves, is one a further run could overturn. None where ``each_run`` is.
     """
-    setting = ["capacity_bps", "rtt_s", "buffer_bdp"]
     observed = observed_equilibria(per_run, n_flows, tol)
-    gains = switch_gains(per_run, n_flows, tol)
-    tested = gains[gains["draw"] != "mean"].groupby([*setting, "n_bbr"]).agg(
-        runs=("runs", "first"), held=("equilibrium", "all"))
-    fewest, each = [], []
+    tested = run_margins(switch_gains(per_run, n_flows, tol))
+    fewest, each, margin, se, clear = [], [], [], [], []
     for r in observed.itertuples():
-        if np.isnan(r.equilibrium_bbr_flows):
-            fewest.append(None)
-            each.append(None)
+        key = None if np.isnan(r.equilibrium_bbr_flows) else (
+            r.capacity_bps, r.rtt_s, r.buffer_bdp, int(r.equilibrium_bbr_flows))
+        if key is not None and key in tested.index:
+            t = tested.loc[key]
+            fewest.append(int(t["runs"]))
+            each.append(bool(t["held"]))
+            margin.append(float(t["margin"]))
+            se.append(float(t["margin_se"]))
+            clear.append(bool(t["held"] and t["margin"] > z * t["margin_se"]))
             continue
-        key = (r.capacity_bps, r.rtt_s, r.buffer_bdp, int(r.equilibrium_bbr_flows))
-        if key in tested.index:
-            fewest.append(int(tested.at[key, "runs"]))
-            each.append(bool(tested.at[key, "held"]))
-        else:
-            # an equilibrium needs every mix stored, so switch_gains left it untested
-            # because a mix it reads has a single run
-            fewest.append(1)
-            each.append(None)
-    return observed.assign(runs_per_mix=pd.Series(fewest, index=observed.index, dtype=object),
-                           each_run=pd.Series(each, index=observed.index, dtype=object))
+        # no equilibrium (a mix missing), or untested: switch_gains leaves an equilibrium
+        # untested because a mix it reads has a single run
+        fewest.append(None if key is None else 1)
+        each.append(None)
+        margin.append(None)
+        se.append(None)
+        clear.append(None)
+
+    def column(values: list) -> pd.Series:
+        return pd.Series(values, index=observed.index, dtype=object)
+
+    return observed.assign(runs_per_mix=column(fewest), each_run=column(each),
+                           margin=column(margin), margin_se=column(se), clear=column(clear))
 
 
 #: how firm a measured equilibrium is (:func:`firmness_labels`), in the words a figure shows
-FIRMNESS = ("holds in each run alone", "holds on the mean of the runs only",
+FIRMNESS = ("holds in each run, clear of their spread",
+            "holds in each run, within their spread",
+            "holds on the mean of the runs only",
             "a mix the test reads was measured once")
-
-#: the columns that make a measured setting
-SETTING = ["capacity_bps", "rtt_s", "buffer_bdp"]
 
 
 def firmness_labels(observed: pd.DataFrame) -> list[str | None]:
     """Each row of :func:`equilibrium_firmness` in words (:data:`FIRMNESS`): every run alone
-    passes the deviation test, only the mean of the runs does, or a mix the test reads was
-    measured once; None for a setting still missing mixes."""
-    return [None if n is None else FIRMNESS[2] if e is None else FIRMNESS[0] if e else
-            FIRMNESS[1]
-            for n, e in zip(observed["runs_per_mix"], observed["each_run"], strict=True)]
+    passes the deviation test by a margin clear of the runs' spread (``clear``), every run
+    passes it but within that spread, only the mean of the runs passes it, or a mix the
+    test reads was measured once; None for a setting still missing mixes."""
+    out: list[str | None] = []
+    for n, e, c in zip(observed["runs_per_mix"], observed["each_run"], observed["clear"],
+                       strict=True):
+        out.append(None if n is None else FIRMNESS[3] if e is None else
+                   FIRMNESS[2] if not e else FIRMNESS[0] if c else FIRMNESS[1])
+    return out
 
 
 def campaigns_by_setting(per_run: pd.DataFrame) -> pd.DataFrame:
