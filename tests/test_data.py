@@ -131,6 +131,21 @@ def test_against_region_does_not_widen_a_whole_number_bound_by_float_error():
     assert v.loc[0, "verdict"] == "below" and v.loc[0, "flows_outside"] == 1.0
 
 
+def test_run_summaries_of_some_campaigns_read_and_record_only_those(monkeypatch):
+    monkeypatch.setattr(data, "CAMPAIGNS_READ", set())
+    every = data.run_summaries()
+    assert data.CAMPAIGNS_READ == {"*"}
+    monkeypatch.setattr(data, "CAMPAIGNS_READ", set())
+    some = data.run_summaries(campaigns=["ceiling", "concurrency"])
+    assert data.CAMPAIGNS_READ == {"ceiling", "concurrency"}
+    # "ceiling" is its own campaign, not the prefix of "ceiling-steered"
+    assert set(some["campaign"]) == {"ceiling", "concurrency"}
+    expected = every[every["campaign"].isin(["ceiling", "concurrency"])]
+    assert sorted(some["run_id"]) == sorted(expected["run_id"]) and some["valid"].any()
+    assert (~some["valid"]).any()  # the invalid runs too
+    assert data.run_summaries(campaigns=[]).empty
+
+
 def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():
     runs = data.run_summaries()
     summaries = sorted((data.DATA / "runs").glob("*/*/summary.json")) + \

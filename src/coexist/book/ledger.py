@@ -530,7 +530,7 @@ CAMPAIGNS: dict[str, tuple[str, ...]] = {
     "S-Insights": _VALIDATION, "P-F1-2": ("fluctuation",),
     "P-F3": ("fluctuation", "fluctuation_fast", "fluctuation_stagger"), "WhatIf": ("*",),
     "T-F1": ("*",),
-    "T-F2": ("two_flow",), "T-F3": ("*",), "T-F4": ("*",),
+    "T-F2": ("two_flow",), "T-F3": ("concurrency",), "T-F4": ("ceiling", "ceiling-steered"),
     "T-F5": ("run_length",),
 }
 

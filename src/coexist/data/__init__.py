@@ -23,6 +23,7 @@ import math
 import os
 import secrets
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -462,7 +463,8 @@ def busy_pct(summary: dict) -> float | None:
     return 100 * cpu["busy_s"] / total if cpu.get("busy_s") is not None and total else None
 
 
-def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
+def run_summaries(data_dir: Path = DATA,
+                  campaigns: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per stored run, valid or not, with its gate values: the testbed's record.
 
     Columns: campaign, key, point (the key without its repeat: runs of one configuration
@@ -493,12 +495,19 @@ def run_summaries(data_dir: Path = DATA) -> pd.DataFrame:
     time spent in the kernel; empty for runs stored before the split), steer_acks (the
     delay line's ACKs processed on the other CPUs; false for runs stored before the
     option), wall_s, time_utc, kernel and iperf3 (the versions the run's provenance names).
+
+    ``campaigns`` reads those campaigns' runs only (and records only them as read, so a
+    figure declares just what it reads); None reads every stored run.
     """
-    note_read("*")
+    for name in campaigns or ():
+        note_read(name)
+    if campaigns is None:
+        note_read("*")
     rows = []
     runs = Path(data_dir) / "runs"
-    for summary in sorted(runs.glob("*/*/summary.json")) + \
-            sorted(runs.glob("*/_invalid/*/summary.json")):
+    dirs = ["*"] if campaigns is None else list(campaigns)
+    for summary in sorted(p for d in dirs for p in runs.glob(f"{d}/*/summary.json")) + \
+            sorted(p for d in dirs for p in runs.glob(f"{d}/_invalid/*/summary.json")):
         s = read_summary(summary)
         camp = summary.relative_to(runs).parts[0]
         gates = {g["name"]: g for g in s["gates"]}

@@ -518,17 +518,24 @@ def grouped_found(sets: dict[str, pd.DataFrame], buffers_bdp: Sequence[float],
                   missing: dict[str, str]) -> pd.DataFrame:
     """The equilibria each series finds at each buffer (``sets``: series -> equilibrium
     rows), as text; where a series finds none, ``missing[series]`` says why. With whether
-    every equilibrium leaves the shortest-RTT group all on CUBIC."""
+    every equilibrium leaves the shortest-RTT group all on CUBIC: "yes" holds for every
+    mix of the set however wide it is, but "no" only for a determined set (no group's
+    counts spanning more than :data:`DETERMINED_SPAN`, as for one group,
+    :func:`set_span`); a wider set answers "undetermined", since the mixes that put BBR
+    in the shortest group are among those its runs cannot tell apart."""
     rows = []
     for name, found in sets.items():
         for b in buffers_bdp:
             at = found[np.isclose(found.buffer_bdp.astype(float), b)]
+            widest = max((set_span([m[j] for m in at.mix]) for j in range(len(at.mix.iloc[0]))),
+                         default=0) if len(at) else 0
+            answer = ("" if at.empty else "yes" if all(m[0] == 0 for m in at.mix)
+                      else "no" if widest <= DETERMINED_SPAN
+                      else f"undetermined (a group's set spans {widest} flow counts)")
             rows.append({"series": name, "buffer (BDP)": f"{b:g}",
                          "equilibria (BBR flows per group)":
                              ", ".join(at.mix_label) or missing[name],
-                         "shortest-RTT group all CUBIC": (
-                             "" if at.empty else "yes" if all(m[0] == 0 for m in at.mix)
-                             else "no")})
+                         "shortest-RTT group all CUBIC": answer})
     return pd.DataFrame(rows)
 
 
