@@ -143,7 +143,9 @@ def test_run_summaries_of_some_campaigns_read_and_record_only_those(monkeypatch)
     expected = every[every["campaign"].isin(["ceiling", "concurrency"])]
     assert sorted(some["run_id"]) == sorted(expected["run_id"]) and some["valid"].any()
     assert (~some["valid"]).any()  # the invalid runs too
-    assert data.run_summaries(campaigns=[]).empty
+    none = data.run_summaries(campaigns=[])
+    assert none.empty and list(none.columns) == list(every.columns) == data.RUN_SUMMARY_COLUMNS
+    assert data.run_summaries(campaigns="ceiling")["campaign"].unique().tolist() == ["ceiling"]
 
 
 def test_run_summaries_lists_every_stored_run_once_with_its_steal_share():

@@ -191,16 +191,20 @@ def test_grouped_found_names_each_series_equilibria_or_why_there_are_none():
     none = t[t.series == "measured"]
     assert set(none["equilibria (BBR flows per group)"]) == {"not every mix stored"}
     assert set(none["shortest-RTT group all CUBIC"]) == {""}
-    # a set that puts BBR in the shortest group, but whose first group spans 4 counts, cannot
-    # answer "no"; one whose every mix leaves that group on CUBIC answers "yes" however wide
+    # a precision set whose mixes differ in the shortest group cannot answer; one whose
+    # every mix leaves it on CUBIC answers "yes", one whose every mix puts BBR there "no",
+    # however wide; exact (measured) equilibria answer "no" as soon as one puts BBR there
     wide = {"fluid": _grouped([(2.0, (k, 3, 3)) for k in range(4)]
-                              + [(10.0, (0, k, 3)) for k in range(4)])}
-    t = equilibria.grouped_found(wide, [2.0, 10.0], {"fluid": "-"})
+                              + [(10.0, (0, k, 3)) for k in range(4)]
+                              + [(20.0, (k, 3, 3)) for k in (1, 2, 3)]),
+            "measured": _grouped([(2.0, (0, 3, 3)), (2.0, (1, 3, 3))])}
+    t = equilibria.grouped_found(wide, [2.0, 10.0, 20.0], {"fluid": "-", "measured": "-"},
+                                 precision_sets=["fluid"])
     assert t["shortest-RTT group all CUBIC"].tolist() == [
-        "undetermined (a group's set spans 4 flow counts)", "yes"]
-    two = {"fluid": _grouped([(2.0, (0, 3, 3)), (2.0, (1, 3, 3))])}
-    assert equilibria.grouped_found(two, [2.0], {"fluid": "-"})[
-        "shortest-RTT group all CUBIC"].tolist() == ["no"]
+        "undetermined (its mixes differ in the shortest group)", "yes", "no", "no", "", ""]
+    # without precision sets every series reads as exact
+    assert equilibria.grouped_found(wide, [2.0], {"fluid": "-", "measured": "-"})[
+        "shortest-RTT group all CUBIC"].tolist() == ["no", "no"]
 
 
 def test_grouped_checked_counts_the_measured_verdicts_and_checks_each_fluid_equilibrium():

@@ -463,6 +463,19 @@ def busy_pct(summary: dict) -> float | None:
     return 100 * cpu["busy_s"] / total if cpu.get("busy_s") is not None and total else None
 
 
+#: the columns of :func:`run_summaries`, in order (also those of an empty table)
+RUN_SUMMARY_COLUMNS = [
+    "campaign", "key", "point", "repeat", "run_id", "valid", "capacity_bps", "n_flows",
+    "host_busy_pct", "reasons", "failed_gates", "utilisation", "probe_offset_ms",
+    "lateness_p999_ms", "delay_cpu_pct", "other_drops", "bbr_share", "jain_index",
+    "mean_queue_delay_s", "load", "loadavg_start", "steal_s", "steal_pct",
+    "steal_peak_pct", "steal_burst_s", "timing_only", "disturbed", "duration_s",
+    "stopped_early_s", "steal_before_pct", "waited_for_quiet_s", "wake_p999_ms",
+    "wake_late_pct", "stall_pct", "delay_cpu_us_per_packet", "delay_sys_pct", "steer_acks",
+    "wall_s", "time_utc", "kernel", "iperf3",
+]
+
+
 def run_summaries(data_dir: Path = DATA,
                   campaigns: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per stored run, valid or not, with its gate values: the testbed's record.
@@ -499,6 +512,8 @@ def run_summaries(data_dir: Path = DATA,
     ``campaigns`` reads those campaigns' runs only (and records only them as read, so a
     figure declares just what it reads); None reads every stored run.
     """
+    if isinstance(campaigns, str):  # one campaign's name, not its letters
+        campaigns = [campaigns]
     for name in campaigns or ():
         note_read(name)
     if campaigns is None:
@@ -554,4 +569,4 @@ def run_summaries(data_dir: Path = DATA,
             "kernel": s["provenance"].get("kernel"),
             "iperf3": (s["provenance"].get("tools") or {}).get("iperf3"),
         })
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=RUN_SUMMARY_COLUMNS)

@@ -66,7 +66,8 @@ def cca_unseen_only(summary: dict) -> bool:
 
 
 def disturbed(summary: dict) -> bool:
-    """Whether an invalid run is explained by the hypervisor, and only timing gates failed:
+    """Whether an invalid run failed only timing gates while the hypervisor held the machine
+    up (a coincidence in time: the steal or stall need not have caused the failure):
     more than ``DISTURBED_STEAL_PCT`` % steal during it (appendix, figure T-F1), or at least
     ``DISTURBED_BURST_S`` of CPU time stolen within the busiest second of its traffic. Such
     a run says nothing about the configuration, so campaigns do not count it against

@@ -515,23 +515,25 @@ def grouped_long(found: pd.DataFrame, series: str,
 
 
 def grouped_found(sets: dict[str, pd.DataFrame], buffers_bdp: Sequence[float],
-                  missing: dict[str, str]) -> pd.DataFrame:
+                  missing: dict[str, str], precision_sets: Sequence[str] = ()
+                  ) -> pd.DataFrame:
     """The equilibria each series finds at each buffer (``sets``: series -> equilibrium
     rows), as text; where a series finds none, ``missing[series]`` says why. With whether
-    every equilibrium leaves the shortest-RTT group all on CUBIC: "yes" holds for every
-    mix of the set however wide it is, but "no" only for a determined set (no group's
-    counts spanning more than :data:`DETERMINED_SPAN`, as for one group,
-    :func:`set_span`); a wider set answers "undetermined", since the mixes that put BBR
-    in the shortest group are among those its runs cannot tell apart."""
+    every equilibrium leaves the shortest-RTT group all on CUBIC.
+
+    A series of ``precision_sets`` (the fluid model's searches) lists every mix that is an
+    equilibrium within its runs' precision, mixes the runs cannot tell apart: it answers
+    "yes" when every mix leaves the shortest group on CUBIC, "no" when none does, and
+    "undetermined" when its mixes differ there. Another series' equilibria are exact (of
+    the measured means): one with BBR in the shortest group answers "no"."""
     rows = []
     for name, found in sets.items():
         for b in buffers_bdp:
             at = found[np.isclose(found.buffer_bdp.astype(float), b)]
-            widest = max((set_span([m[j] for m in at.mix]) for j in range(len(at.mix.iloc[0]))),
-                         default=0) if len(at) else 0
-            answer = ("" if at.empty else "yes" if all(m[0] == 0 for m in at.mix)
-                      else "no" if widest <= DETERMINED_SPAN
-                      else f"undetermined (a group's set spans {widest} flow counts)")
+            cubic = [m[0] == 0 for m in at.mix]
+            answer = ("" if at.empty else "yes" if all(cubic)
+                      else "no" if name not in precision_sets or not any(cubic)
+                      else "undetermined (its mixes differ in the shortest group)")
             rows.append({"series": name, "buffer (BDP)": f"{b:g}",
                          "equilibria (BBR flows per group)":
                              ", ".join(at.mix_label) or missing[name],
