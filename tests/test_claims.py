@@ -152,3 +152,9 @@ def test_span_is_a_range_one_value_or_none():
     assert claims.span([]) == "none"
     assert claims.span([-0.12, 0.9]) == "-0.1 to 0.9"
     assert claims.span([-0.003, 3.2]) == "0.0-3.2"  # rounded to zero, not below it
+
+
+def test_key_part_writes_a_number_as_a_valid_part_of_a_key():
+    assert [claims.key_part(v) for v in (40.0, 0.5, 9.478, 1000.0)] == [
+        "40", "0p5", "9p478", "1000"]
+    assert all(claims.KEY.match(f"k_{claims.key_part(v)}ms") for v in (2.0, 0.25, 12.5))

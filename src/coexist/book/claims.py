@@ -52,6 +52,13 @@ class Claim:
 _MADE: dict[str, dict[str, Claim]] = {}
 
 
+def key_part(value: float) -> str:
+    """A number as part of a claim's key, which has no dot: 0.5 BDP -> ``0p5``, 9.478 ms ->
+    ``9p478``, 40 ms -> ``40`` (so a page can quote the defaults' keys and a reader's
+    parameters still make valid ones)."""
+    return f"{value:g}".replace(".", "p")
+
+
 def claim(figure_id: str, key: str, value: float | int | str | None, fmt: str = "{:.2f}",
           out_dir: str = "") -> str:
     """Make the claim ``key`` of ``figure_id``: glue ``fmt.format(value)`` and record it.

@@ -514,13 +514,11 @@ def run_summaries(data_dir: Path = DATA,
     """
     if isinstance(campaigns, str):  # one campaign's name, not its letters
         campaigns = [campaigns]
-    for name in campaigns or ():
+    dirs = ["*"] if campaigns is None else list(campaigns)  # "*": every campaign
+    for name in dirs:
         note_read(name)
-    if campaigns is None:
-        note_read("*")
     rows = []
     runs = Path(data_dir) / "runs"
-    dirs = ["*"] if campaigns is None else list(campaigns)
     for summary in sorted(p for d in dirs for p in runs.glob(f"{d}/*/summary.json")) + \
             sorted(p for d in dirs for p in runs.glob(f"{d}/_invalid/*/summary.json")):
         s = read_summary(summary)
