@@ -797,3 +797,50 @@ def test_cli_campaign_run_passes_points_and_refuses_unknown_ones(tmp_path, monke
     assert seen == [[key, stored]]
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "point = '50mbit-nope'" in err[0]
+
+
+def _stored_run_as_measured(campaign_name: str, key: str) -> Path:
+    """A stored run's directory as it was measured: the valid one, or the one the start
+    gate made invalid afterwards (the copy the caller makes is restored to its valid
+    state)."""
+    root = ROOT / "data" / "runs" / campaign_name
+    if (root / key).is_dir():
+        return root / key
+    (moved,) = (root / "_invalid").glob(f"{key}.*")
+    return moved
+
+
+def test_regate_makes_a_late_started_run_invalid_and_keeps_the_others(tmp_path):
+    """In the fluctuation campaign's 2-ms runs, flow 12 of r1 began its test 2 s late (its
+    connection's SYN lost), so its goodput counts 2 s alone on the link; r0's flows began
+    together. regate makes r1 invalid as if it had failed then, and only r1."""
+    late, on_time = "100mbit-2ms-b2-cubic10-bbr10-r1", "100mbit-2ms-b2-cubic10-bbr10-r0"
+    (tmp_path / "campaigns").mkdir()
+    shutil.copy(ROOT / "data" / "campaigns" / "fluctuation.yaml", tmp_path / "campaigns")
+    for key in (late, on_time):
+        dest = tmp_path / "runs" / "fluctuation" / key
+        shutil.copytree(_stored_run_as_measured("fluctuation", key), dest)
+        s = json.loads((dest / "summary.json").read_text())
+        if "regated" in s:  # back to the record as it was measured
+            s["gates"] = [g for g in s["gates"] if g["name"] != s["regated"]["gate"]]
+            s["invalid_reasons"] = s["invalid_reasons"][:-1]
+            s["valid"] = True
+            del s["regated"], s["start_lags_s"]
+            (dest / "summary.json").write_text(json.dumps(s, indent=2))
+    c = campaign.load(tmp_path / "campaigns" / "fluctuation.yaml")
+    preview = campaign.regate(c, tmp_path, dry_run=True)
+    assert [k for k, _ in preview] == [late] and (tmp_path / "runs" / "fluctuation" / late).is_dir()
+    assert preview[0][1].startswith("flows_started_together: 2.")
+    assert "flow 12 began" in preview[0][1]
+    assert campaign.regate(c, tmp_path) == preview
+    root = tmp_path / "runs" / "fluctuation"
+    assert not (root / late).exists() and (root / on_time).is_dir()
+    (moved,) = (root / "_invalid").glob(f"{late}.*")
+    s = data.read_summary(moved / "summary.json")
+    assert not s["valid"] and s["regated"]["gate"] == "flows_started_together"
+    assert s["start_lags_s"][12] - min(s["start_lags_s"]) > 1.9
+    st = campaign.status(c, tmp_path)
+    assert late in st.left and on_time in st.done
+    table = pd.read_csv(tmp_path / "fluctuation.csv")
+    assert set(table.key) == {on_time}
+    assert campaign.regate(c, tmp_path) == []  # the check is made once

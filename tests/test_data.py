@@ -692,3 +692,7 @@ def test_mixed_single_rtt_runs_are_the_stored_mixed_runs_at_one_rtt_without_load
     np.testing.assert_allclose(t.bbr_fraction, t.n_bbr / t.n_flows)
     assert t.share.between(0, 1).all()
     assert "mixed_rtt" not in set(t.campaign) or t[t.campaign == "mixed_rtt"].empty
+    # no Reno flow (the fluid-validation campaign runs Reno beside BBR at one RTT)
+    tab = measured.campaign_table("fluid_validation")
+    reno = set(tab[tab.cca == "reno"].key)
+    assert reno and not set(t[t.campaign == "fluid_validation"].key) & reno

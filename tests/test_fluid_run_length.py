@@ -119,3 +119,22 @@ def test_the_committed_step_table_is_what_the_model_computes(tmp_path, monkeypat
                    {"variant": "bbr1", "rtprop_expiry": True, "rtt_ms": 5.0, "buffer_bdp": 2.0},
                    11 * 2 - 2, tmp_path, monkeypatch, step_s=2.5e-5,
                    spans={"short": run_length.SPANS["short"]})
+
+
+def test_converged_step_needs_a_finer_step_to_agree_with():
+    """A step is converged only if every finer step in the table agrees with it within the
+    tolerance in every setting; the finest step alone proves nothing (NaN)."""
+    import math
+
+    import pandas as pd
+
+    from coexist.fluid import convergence
+
+    def table(shares):  # one setting, steps 50, 20, 10, 5 us
+        return pd.DataFrame({"setting": "s", "reading": "published",
+                             "step_us": [50.0, 20.0, 10.0, 5.0], "bbr_share": shares})
+
+    assert convergence.converged_step(table([0.30, 0.305, 0.301, 0.30]), "published") == 50.0
+    assert convergence.converged_step(table([0.20, 0.30, 0.305, 0.30]), "published") == 20.0
+    # still moving between the two finest steps: converged nowhere
+    assert math.isnan(convergence.converged_step(table([0.20, 0.25, 0.30, 0.32]), "published"))

@@ -14,6 +14,7 @@ def good():
         "other_drops": {"r s0 link": 0, "delay line dl0": 0},
         "cca_seen": [("cubic", {"cubic"}), ("bbr", {"bbr"})],
         "flows_complete": [True, True],
+        "start_lags_s": [0.05, 0.1],
     }
 
 
@@ -33,6 +34,7 @@ def test_good_run_is_valid():
     (lambda m: m.update(cca_seen=[("cubic", {"cubic"}), ("bbr", {"cubic"})]), "cca_confirmed"),
     (lambda m: m.update(cca_seen=[("cubic", set()), ("bbr", {"bbr"})]), "cca_confirmed"),
     (lambda m: m.update(flows_complete=[True, False]), "flows_complete"),
+    (lambda m: m.update(start_lags_s=[0.05, 1.06]), "flows_started_together"),
 ])
 def test_each_gate_fails_alone(change, gate):
     m = good()
@@ -150,3 +152,40 @@ def test_git_commit_is_the_one_the_process_started_with(monkeypatch):
         assert provenance.git_commit()["commit"] == "aaa"  # the checkout moved: still aaa
     finally:
         provenance.git_commit.cache_clear()
+
+
+def _delivery(lags_s, offsets_s, rate_bps=8e6, duration_s=20.0, interval_s=0.5,
+              sample_s=0.2):
+    """Receiver intervals (in each test's clock, shifted by the planned start as the harness
+    stores them) and ACKed-byte samples (in the run's clock) of flows whose tests began
+    ``lags_s`` after their planned starts, each delivering ``rate_bps`` steadily."""
+    import numpy as np
+    import pandas as pd
+
+    series, sockets = [], []
+    for i, (lag, off) in enumerate(zip(lags_s, offsets_s, strict=True)):
+        for k in range(int(duration_s / interval_s)):
+            series.append({"flow": i, "t_end_s": off + (k + 1) * interval_s,
+                           "bytes": rate_bps / 8 * interval_s})
+        for t in np.arange(off + sample_s, off + lag + duration_s, sample_s):
+            sent = max(0.0, t - off - lag) * rate_bps / 8
+            sockets.append({"flow": i, "t_s": t,
+                            "bytes_acked": gates.BYTES_ACKED_BEFORE_CCA + sent})
+    return pd.DataFrame(series), pd.DataFrame(sockets)
+
+
+def test_start_lags_read_when_each_test_began_from_its_bytes():
+    """A flow whose SYN was lost begins its test a retransmission timeout (1 s) late and is
+    measured over a window that runs past the others' end: the lags read it back from the
+    receiver's intervals and the ACKed bytes, to a fraction of the sampling period, and
+    the gate fails it."""
+    series, sockets = _delivery([0.05, 1.05, 0.1], [0.0, 0.0, 3.0])
+    lags = gates.flow_start_lags(series, sockets, [0.0, 0.0, 3.0])
+    assert lags == pytest.approx([0.05, 1.05, 0.1], abs=0.02)
+    gate = gates.start_gate(lags)
+    assert not gate.passed and gate.value == pytest.approx(1.0, abs=0.03)
+    assert gate.detail.startswith("flow 1 began")
+    series, sockets = _delivery([0.05, 0.3], [0.0, 0.0])
+    assert gates.start_gate(gates.flow_start_lags(series, sockets, [0.0, 0.0])).passed
+    # no tables (a run stopped early): no gate
+    assert gates.start_gate(None) is None and gates.start_gate([float("nan")]) is None

@@ -178,6 +178,11 @@ def test_killed_run_is_cleaned_by_testbed_clean(tmp_path, env):
         assert not os.path.exists(f"/proc/{pid}") or \
             open(f"/proc/{pid}/stat").read().split(") ", 1)[1][0] == "Z"
     assert _registry_entries(p.pid) == []
+    # and its scratch: iperf3 output in the temporary directory, live counters in tmpfs
+    from coexist.testbed import topology
+
+    for root in topology.scratch_roots():
+        assert not list(root.glob(f"coexist-*-p{p.pid}-*")), root
 
 
 def test_sigterm_tears_down(tmp_path, env):

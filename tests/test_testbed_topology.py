@@ -97,6 +97,7 @@ def test_socket_buffers_allow_the_deepest_buffer_studied():
 def test_registry_and_clean_without_namespaces(tmp_path, monkeypatch):
     """clean() skips live owners and removes dead owners' entries (namespaces mocked)."""
     monkeypatch.setenv("COEXIST_RUN_DIR", str(tmp_path))
+    monkeypatch.setattr(topology, "scratch_roots", lambda: ())
     removed = []
     monkeypatch.setattr(topology, "list_namespaces", lambda: ["cx-dead01-r", "other"])
     monkeypatch.setattr(topology, "teardown_namespaces",
@@ -108,6 +109,41 @@ def test_registry_and_clean_without_namespaces(tmp_path, monkeypatch):
     assert "cx-dead01-r" in out["removed"] and out["live"] == []  # own pid counts as cleanable
     assert not (tmp_path / "dead01.json").exists()
     assert "other" not in removed
+
+
+def test_clean_removes_scratch_of_dead_owners_only(tmp_path, monkeypatch):
+    """A killed run leaves its iperf3 output and the delay line's live counters; clean()
+    removes those of dead owners, keeps a live owner's, and keeps unowned (older-style)
+    names until they are a day old."""
+    import os
+    import time
+
+    shm = tmp_path / "shm"
+    shm.mkdir()
+    monkeypatch.setattr(topology, "scratch_roots", lambda: (tmp_path, shm))
+    mine = topology.scratch_dir("0123456789ab")  # under the real temp dir: move it here
+    own_live = topology.live_counters_path("0123456789ab", mine)
+    assert mine.name.startswith(f"coexist-0123456789ab-p{os.getpid()}-")
+    assert own_live.parent == shm
+    mine.rmdir()
+    alive = tmp_path / f"coexist-0123456789ab-p{os.getpid()}-x"
+    alive.mkdir()
+    dead = tmp_path / "coexist-aaaaaaaaaaaa-p999999999-x"
+    (dead / "sub").mkdir(parents=True)
+    dead_live = shm / "coexist-aaaaaaaaaaaa-p999999999-delayline.live"
+    dead_live.write_bytes(b"0")
+    fresh_unowned = shm / "coexist-bbbbbbbbbbbb-delayline.live"
+    fresh_unowned.write_bytes(b"0")
+    old_unowned = tmp_path / "coexist-cccccccccccc-k3j2"
+    old_unowned.mkdir()
+    day_ago = time.time() - topology.UNOWNED_SCRATCH_AGE_S - 5
+    os.utime(old_unowned, (day_ago, day_ago))
+    other = tmp_path / "coexist-load-abc"  # not a run's scratch
+    other.mkdir()
+    removed = topology.clean_scratch()
+    assert sorted(removed) == sorted(map(str, [dead, dead_live, old_unowned]))
+    assert alive.exists() and fresh_unowned.exists() and other.exists()
+    assert not dead.exists() and not dead_live.exists() and not old_unowned.exists()
 
 
 def test_every_link_has_static_neighbours_both_ways():

@@ -87,6 +87,8 @@ def _campaign(args: argparse.Namespace) -> int:
         check_scheduler(args.scheduler)  # before the testbed is cleaned or anything runs
     if args.what == "status":
         return _campaign_status(args, data_dir)
+    if args.what == "regate":
+        return _campaign_regate(args, data_dir)
     c = campaign.load(Path(args.file))
     if args.what == "run":
         if args.steal_max_wait is not None and args.steal_limit is None:
@@ -127,6 +129,20 @@ def _campaign_status(args: argparse.Namespace, data_dir: Path) -> int:
     return 0
 
 
+def _campaign_regate(args: argparse.Namespace, data_dir: Path) -> int:
+    """Check stored valid runs against gates added after they were measured."""
+    from ..testbed import campaign
+
+    camps = [campaign.load(Path(f)) for f in args.files]
+    for c in camps:
+        failed = campaign.regate(c, data_dir, dry_run=args.dry_run)
+        verb = "would become" if args.dry_run else "made"
+        print(f"{c.name}: {len(failed)} stored run(s) {verb} invalid")
+        for key, reason in failed:
+            print(f"  {key}: {reason}")
+    return 0
+
+
 def _testbed_check(args: argparse.Namespace) -> int:
     from ..testbed import preflight
 
@@ -143,6 +159,8 @@ def _testbed_clean(args: argparse.Namespace) -> int:
     out = topology.clean(include_live=args.all)
     print(f"removed {len(out['removed'])} namespace(s)"
           + (f": {', '.join(out['removed'])}" if out["removed"] else ""))
+    if out["scratch"]:
+        print(f"removed {len(out['scratch'])} scratch file(s) and directories of killed runs")
     if out["live"]:
         print(f"left {len(out['live'])} live run(s) alone: {', '.join(out['live'])} "
               "(--all removes them too)")
@@ -219,6 +237,13 @@ def add_parsers(sub) -> None:
     cst.add_argument("--data", help="data directory (default: the book's data/)")
     cst.add_argument("-v", "--verbose", action="store_true", help="list the runs left")
     cst.set_defaults(func=_campaign)
+    crg = csub.add_parser("regate", help="check stored valid runs against gates added after "
+                          "they were measured; failing runs become invalid and are re-run")
+    crg.add_argument("files", nargs="+", metavar="file",
+                     help="campaign file(s), e.g. data/campaigns/*.yaml")
+    crg.add_argument("--data", help="data directory (default: the book's data/)")
+    crg.add_argument("--dry-run", action="store_true", help="only list the runs that fail")
+    crg.set_defaults(func=_campaign)
 
     tsub = command_group(sub, "testbed", "check or clean the machine for experiments")
     chk = tsub.add_parser("check", help="report what the harness needs and how to fix gaps")

@@ -117,6 +117,7 @@ class Thresholds:
     """Gate limits (defaults from the harness design)."""
 
     probe_tolerance_s: float = 1e-3       # probe RTT p99 within this of the configured RTT
+    start_spread_s: float = 0.5           # flows' data starts this close (half an initial RTO)
     lateness_p999_s: float = 1e-3         # delay-line release lateness, 99.9th percentile
     utilisation_min: float = 0.95         # bottleneck link utilisation after warm-up
     other_drops_max: int = 0              # drops anywhere but the bottleneck qdisc
@@ -159,12 +160,68 @@ def cca_while_sending(sock: pd.DataFrame | None, n_flows: int) -> list[set[str]]
     return [set(sending.loc[sending["flow"] == i, "cca"]) for i in range(n_flows)]
 
 
+def flow_start_lags(series: pd.DataFrame, sockets: pd.DataFrame,
+                    offsets: list[float]) -> list[float]:
+    """Per flow, how long after its planned start (``offsets``, s after the run's start)
+    its iperf3 test began, in seconds (NaN where the tables cannot tell).
+
+    Each flow's goodput is averaged over its own test's intervals (the receiver's, in the
+    test's own clock), so a flow whose test began late (its connection's SYN lost: the
+    initial retransmission timeout is 1 s) is measured over a window that runs past the
+    others' end, where it has the link to itself, and over-counts. The socket samples
+    (``sockets``: flow, t_s, bytes_acked, in the run's clock) and the receiver's intervals
+    (``series``: flow, t_end_s = planned start + test clock, bytes) count the same bytes:
+    the time at which the ACKed bytes reach each interval's cumulative count, less the
+    interval's end in the test's clock, is where the test's clock began in the run's.
+    """
+    import numpy as np
+
+    lags: list[float] = []
+    for i, offset in enumerate(offsets):
+        s = series[series["flow"] == i].sort_values("t_end_s")
+        k = sockets[sockets["flow"] == i].sort_values("t_s")
+        if len(s) < 3 or len(k) < 3:
+            lags.append(math.nan)
+            continue
+        test_end = s["t_end_s"].to_numpy(dtype=float) - offset
+        delivered = np.cumsum(s["bytes"].to_numpy(dtype=float))
+        acked = np.maximum.accumulate(k["bytes_acked"].fillna(0).to_numpy(dtype=float)
+                                      - BYTES_ACKED_BEFORE_CCA)
+        t = k["t_s"].to_numpy(dtype=float)
+        rising = np.concatenate([[True], np.diff(acked) > 0])  # np.interp needs x rising
+        acked, t = acked[rising], t[rising]
+        inside = (delivered > acked[0]) & (delivered < acked[-1])
+        if inside.sum() < 3:
+            lags.append(math.nan)
+            continue
+        began = np.interp(delivered[inside], acked, t) - test_end[inside]
+        lags.append(float(np.median(began)) - offset)
+    return lags
+
+
+def start_gate(lags: list[float] | None, th: Thresholds = DEFAULT) -> Gate | None:
+    """``flows_started_together``: the flows' tests began within ``th.start_spread_s`` of
+    each other (:func:`flow_start_lags`), half the 1-s initial retransmission timeout, so a
+    flow whose SYN was lost fails it. None where no lag is known (a run stopped early)."""
+    known = {i: x for i, x in enumerate(lags or []) if x is not None and not math.isnan(x)}
+    if not known:
+        return None
+    first, last = min(known, key=known.get), max(known, key=known.get)
+    spread = known[last] - known[first]
+    return Gate("flows_started_together", spread <= th.start_spread_s, round(spread, 3),
+                f"<= {th.start_spread_s:g} s",
+                f"flow {last} began {spread:.2f} s after flow {first}"
+                if spread > th.start_spread_s else "")
+
+
 def evaluate(m: dict, th: Thresholds = DEFAULT) -> list[Gate]:
     """Check the run's measurements ``m`` against ``th``.
 
     ``m`` keys: ``probe`` (per group: ``rtt_s``, ``p99_s``, ``min_s``, ``count``),
     ``lateness_p999_s`` (None with netem), ``utilisation``, ``other_drops`` (name -> count),
-    ``cca_seen`` (per flow: requested, seen set), ``flows_complete`` (per flow bool).
+    ``cca_seen`` (per flow: requested, seen set), ``flows_complete`` (per flow bool), and
+    optionally ``start_lags_s`` (per flow, :func:`flow_start_lags`; runs stored before it
+    have none).
     """
     gates: list[Gate] = []
     worst, detail, ok = 0.0, [], True
@@ -200,6 +257,10 @@ def evaluate(m: dict, th: Thresholds = DEFAULT) -> list[Gate]:
            for i, (want, seen) in enumerate(m["cca_seen"]) if seen != {want}]
     gates.append(Gate("cca_confirmed", not bad, len(m["cca_seen"]) - len(bad),
                       "every flow ran its CCA", "; ".join(bad)))
+
+    started = start_gate(m.get("start_lags_s"), th)
+    if started is not None:
+        gates.append(started)
 
     missing = [i for i, done in enumerate(m["flows_complete"]) if not done]
     gates.append(Gate("flows_complete", not missing, len(m["flows_complete"]) - len(missing),

@@ -10,6 +10,7 @@ reading of the model (:mod:`.published` or :mod:`.solve`'s printed reading).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -110,13 +111,16 @@ def changes(table: pd.DataFrame, metric: str = "bbr_share") -> pd.DataFrame:
 def converged_step(table: pd.DataFrame, reading: str, tolerance: float = 0.01,
                    metric: str = "bbr_share") -> float:
     """The largest step at which refining further, to every finer step in the table, moves
-    ``metric`` by at most ``tolerance`` in every setting (the finest step if none is)."""
+    ``metric`` by at most ``tolerance`` in every setting; NaN if no step coarser than the
+    finest does (the finest step has nothing finer to be checked against, so it is never
+    called converged)."""
     t = table[table.reading == reading]
     if t.empty:
         raise invalid("reading", reading, f"one of {', '.join(sorted(set(table.reading)))}")
-    for step in sorted(t.step_us.unique(), reverse=True):
+    steps = sorted(t.step_us.unique(), reverse=True)
+    for step in steps[:-1]:
         if all(np.abs(g.loc[g.step_us < step, metric].to_numpy()
                       - g.loc[g.step_us == step, metric].iloc[0]).max(initial=0.0) <= tolerance
                for _, g in t.groupby("setting")):
             return float(step)
-    return float(t.step_us.min())  # not reached: the finest step has nothing finer to move
+    return math.nan

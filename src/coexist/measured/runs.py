@@ -154,8 +154,8 @@ def per_run_table(name: str, data_dir: Path, keep, read, columns: list[str]) -> 
 
 
 def mixed_single_rtt_runs(data_dir: Path = data.DATA) -> pd.DataFrame:
-    """Every stored run of every campaign in which CUBIC and BBR flows share one RTT with
-    no deliberate background load: one row per run with its campaign, key, capacity
+    """Every stored run of every campaign in which CUBIC and BBR flows, and no other, share
+    one RTT with no deliberate background load: one row per run with its campaign, key, capacity
     (Mbit/s), RTT (ms), flows, BBR flows, buffer (BDP), the BBR flows' total share and the
     fraction of flows running BBR. The measured points of WhatIf."""
     columns = ["source", "campaign", "key", "capacity_mbps", "rtt_ms", "n_flows", "n_bbr",
@@ -167,7 +167,9 @@ def mixed_single_rtt_runs(data_dir: Path = data.DATA) -> pd.DataFrame:
             continue
         tab = tab[(tab["load"] == "none")]
         one_rtt = tab.groupby("key").flow_rtt_s.nunique() == 1
-        tab = tab[tab.key.isin(one_rtt[one_rtt].index)]
+        # only CUBIC and BBR: a Reno flow beside BBR is another experiment
+        only_pair = tab.groupby("key").cca.agg(lambda c: set(c) <= {"cubic", "bbr"})
+        tab = tab[tab.key.isin(one_rtt[one_rtt & only_pair].index)]
         r = runs(tab)
         r = r[(r.n_bbr > 0) & (r.n_bbr < r.n_flows)]
         parts.append(pd.DataFrame({

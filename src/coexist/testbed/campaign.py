@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
@@ -566,6 +567,58 @@ def table(c: Campaign, data_dir: Path = data.DATA) -> pd.DataFrame:
                          "goodput_bps": f.goodput_bps, "share": f.share,
                          "retransmits": f.retransmits})
     return pd.DataFrame(rows, columns=[f.name for f in data.SCHEMAS["campaign"]])
+
+
+def regate(c: Campaign, data_dir: Path = data.DATA, th: gates.Thresholds = gates.DEFAULT,
+           dry_run: bool = False) -> list[tuple[str, str]]:
+    """Check the campaign's stored valid runs against the gates that were added after they
+    were measured and can be read from their stored tables (``flows_started_together``,
+    :func:`coexist.data.gates.flow_start_lags`). A run that fails one is made an invalid run,
+    as if it had failed at the time: its summary gains the gate, its reason and a
+    ``regated`` record (the gate, when, the code's commit), and its directory moves to
+    ``_invalid/``, so the campaign measures the point again. Returns (run key, reason) of
+    every run that fails; with ``dry_run`` nothing is changed."""
+    import json
+    from dataclasses import asdict
+    from datetime import UTC, datetime
+
+    from ..core import provenance
+
+    root = c.run_dir(data_dir)
+    failed: list[tuple[str, str]] = []
+    runs_dirs = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(
+        (".", "_")) and (p / "summary.json").exists()) if root.exists() else []
+    for run_dir in runs_dirs:
+        summary = data.read_summary(run_dir / "summary.json")
+        if any(g["name"] == "flows_started_together" for g in summary["gates"]):
+            continue  # measured with the gate
+        series = data.load_table(run_dir / data.RUN_FILES["series"], "series")
+        sockets = data.load_table(run_dir / data.RUN_FILES["sockets"], "sockets")
+        offsets = [float(f["start_offset_s"])
+                   for f in sorted(summary["flows"], key=lambda f: f["flow"])]
+        lags = gates.flow_start_lags(series, sockets, offsets)
+        gate = gates.start_gate(lags, th)
+        if gate is None or gate.passed:
+            continue
+        reason = gates.reason(asdict(gate))
+        failed.append((run_dir.name, reason))
+        if dry_run:
+            continue
+        summary["start_lags_s"] = [None if math.isnan(x) else round(x, 4) for x in lags]
+        summary["gates"].append(asdict(gate))
+        summary["valid"] = False
+        summary["invalid_reasons"] = [*summary["invalid_reasons"], reason]
+        summary["regated"] = {"gate": gate.name,
+                              "at": datetime.now(UTC).isoformat(timespec="seconds"),
+                              **provenance.git_commit()}
+        (run_dir / "summary.json").write_text(
+            json.dumps(summary, indent=2, allow_nan=False) + "\n")
+        dest = root / "_invalid" / f"{run_dir.name}.{summary['run_id']}"
+        dest.parent.mkdir(exist_ok=True)
+        run_dir.rename(dest)
+    if failed and not dry_run:
+        refresh(c, data_dir)
+    return failed
 
 
 def refresh(c: Campaign, data_dir: Path = data.DATA) -> None:

@@ -14,7 +14,6 @@ import secrets
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -271,10 +270,9 @@ def run(exp: Experiment, *, progress: bool = True,
     dl_binary = delay.binary() if backend == "tun" else None
     # 12 hex digits: 6 collided once in ~3000 stored runs (two campaigns share one)
     plan = Plan(secrets.token_hex(6), exp, backend)
-    workdir = Path(tempfile.mkdtemp(prefix=f"coexist-{plan.run_id}-"))
+    workdir = topology.scratch_dir(plan.run_id)
     # the live counters are written on every packet: keep them in memory (tmpfs)
-    shm = Path("/dev/shm")
-    live = (shm if shm.is_dir() else workdir) / f"coexist-{plan.run_id}-delayline.live"
+    live = topology.live_counters_path(plan.run_id, workdir)
     procs = _Procs(workdir)
     prov = provenance.collect()
     load_start, cpu_start = os.getloadavg(), provenance.cpu_times()
@@ -536,7 +534,10 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
                "utilisation": None if math.isnan(utilisation) else utilisation,
                "other_drops": other_drops, "cca_seen": list(zip([f.cca for f in exp.flows],
                                                                  cca_seen, strict=True)),
-               "flows_complete": complete}
+               "flows_complete": complete,
+               # when each flow's test began: a late one is measured past the others' end
+               "start_lags_s": gates.flow_start_lags(series, sock, offsets)
+               if stopped is None and len(series) and len(sock) else None}
     evaluated = gates.evaluate(metrics, th)
     valid, reasons = gates.verdict(evaluated)
     if stopped is not None:
@@ -567,6 +568,8 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
             "wall_s": dl_stats["wall_s"], "lateness_us": dl_stats["lateness_us"],
             "released": dl_stats["released"], "devices": dl_stats["devices"]},
         "other_drops": {k: v for k, v in other_drops.items() if v},
+        "start_lags_s": None if metrics["start_lags_s"] is None else
+        [None if math.isnan(x) else round(x, 4) for x in metrics["start_lags_s"]],
         "gates": gates.as_records(evaluated),
         "valid": valid,
         "invalid_reasons": reasons,

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -57,6 +59,69 @@ def registry_dir() -> Path:
     from ..core.settings import directory
 
     return directory("COEXIST_RUN_DIR") or Path("/run/coexist")
+
+
+#: scratch paths named before they carried their owner's pid are removed once this old:
+#: no run lasts a day
+UNOWNED_SCRATCH_AGE_S = 86_400.0
+
+
+def scratch_roots() -> tuple[Path, ...]:
+    """Where a run keeps its scratch files: the temporary directory (iperf3 and ping output)
+    and tmpfs (the delay line's live counters, written on every packet)."""
+    return (Path(tempfile.gettempdir()), Path("/dev/shm"))
+
+
+def _scratch_prefix(run_id: str) -> str:
+    # the owner's pid in the name lets ``clean`` tell a killed run's files from a live one's
+    return f"coexist-{run_id}-p{os.getpid()}-"
+
+
+def scratch_dir(run_id: str) -> Path:
+    """A fresh scratch directory for run ``run_id`` (``clean`` finds it by its name)."""
+    return Path(tempfile.mkdtemp(prefix=_scratch_prefix(run_id)))
+
+
+def live_counters_path(run_id: str, workdir: Path) -> Path:
+    """The delay line's live counters: in tmpfs where there is one, else in ``workdir``."""
+    shm = scratch_roots()[1]
+    return (shm if shm.is_dir() else workdir) / f"{_scratch_prefix(run_id)}delayline.live"
+
+
+def _scratch_owner(name: str) -> tuple[bool, int | None]:
+    """Whether ``name`` is a run's scratch path (``coexist-<12 hex>-...``), and its owner's
+    pid when the name carries one (``coexist-<id>-p<pid>-...``)."""
+    parts = name.split("-")
+    if len(parts) < 3 or parts[0] != "coexist" or len(parts[1]) != 12 \
+            or any(ch not in "0123456789abcdef" for ch in parts[1]):
+        return False, None
+    tag = parts[2]
+    return True, int(tag[1:]) if len(parts) > 3 and tag[:1] == "p" and tag[1:].isdigit() \
+        else None
+
+
+def clean_scratch(roots: tuple[Path, ...] | None = None) -> list[str]:
+    """Remove the scratch paths of runs whose owner process is gone (or, for names without
+    an owner, that are older than ``UNOWNED_SCRATCH_AGE_S``); return what was removed."""
+    removed: list[str] = []
+    now = time.time()
+    for root in scratch_roots() if roots is None else roots:
+        for path in sorted(root.glob("coexist-*")) if root.is_dir() else []:
+            is_scratch, pid = _scratch_owner(path.name)
+            if not is_scratch:
+                continue
+            try:
+                age = now - path.lstat().st_mtime
+            except FileNotFoundError:
+                continue
+            if (pid is not None and _alive(pid)) or (pid is None and age < UNOWNED_SCRATCH_AGE_S):
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed.append(str(path))
+    return removed
 
 
 def sender_ip(group: int) -> str:
@@ -306,8 +371,10 @@ def teardown(plan: Plan) -> None:
     (registry_dir() / f"{plan.run_id}.json").unlink(missing_ok=True)
 
 
-def clean(*, include_live: bool = False) -> dict[str, list[str]]:
-    """Remove what killed runs left behind: their namespaces, processes and registry entries.
+def clean(*, include_live: bool = False,
+          roots: tuple[Path, ...] | None = None) -> dict[str, list[str]]:
+    """Remove what killed runs left behind: their namespaces, processes, registry entries
+    and scratch files (``clean_scratch`` under ``roots``).
 
     Runs whose owner process is still alive are left alone unless ``include_live``.
     Namespaces with the harness prefix that no registry entry claims are removed too.
@@ -330,4 +397,5 @@ def clean(*, include_live: bool = False) -> dict[str, list[str]]:
         entry_file.unlink(missing_ok=True)
     orphans = [ns for ns in list_namespaces() if ns.startswith(PREFIX) and ns not in claimed]
     removed += teardown_namespaces(orphans)
-    return {"removed": removed, "live": live}
+    scratch = clean_scratch(roots)
+    return {"removed": removed, "live": live, "scratch": scratch}
