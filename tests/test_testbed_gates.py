@@ -1,5 +1,7 @@
 """Validity gates: each condition of the harness design can fail on its own."""
 
+import math
+
 import pytest
 
 from coexist import data
@@ -187,5 +189,17 @@ def test_start_lags_read_when_each_test_began_from_its_bytes():
     assert gate.detail.startswith("flow 1 began")
     series, sockets = _delivery([0.05, 0.3], [0.0, 0.0])
     assert gates.start_gate(gates.flow_start_lags(series, sockets, [0.0, 0.0])).passed
+    # flows of different RTTs are not compared: set-up takes some RTTs
+    assert gates.start_gate([0.06, 0.31, 0.32], [0.01, 0.05, 0.05]).passed
+    gate = gates.start_gate([0.06, 0.31, 1.35], [0.01, 0.05, 0.05])
+    assert not gate.passed and gate.value == pytest.approx(1.04)
+    assert gate.detail == "flow 2 began 1.04 s after flow 1"
+    # a flow whose lumps of bytes cannot be dated has no lag and is not compared
+    series, sockets = _delivery([0.05, 3.0], [0.0, 0.0])
+    lumpy = series["flow"] == 1
+    series.loc[lumpy, "bytes"] = series.loc[lumpy, "bytes"].to_numpy() * \
+        ([0.0, 0.0, 0.0, 4.0] * (lumpy.sum() // 4))
+    lags = gates.flow_start_lags(series, sockets, [0.0, 0.0])
+    assert lags[0] == pytest.approx(0.05, abs=0.02) and math.isnan(lags[1])
     # no tables (a run stopped early): no gate
     assert gates.start_gate(None) is None and gates.start_gate([float("nan")]) is None

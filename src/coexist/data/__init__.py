@@ -466,7 +466,8 @@ def busy_pct(summary: dict) -> float | None:
 #: the columns of :func:`run_summaries`, in order (also those of an empty table)
 RUN_SUMMARY_COLUMNS = [
     "campaign", "key", "point", "repeat", "run_id", "valid", "capacity_bps", "n_flows",
-    "host_busy_pct", "reasons", "failed_gates", "utilisation", "probe_offset_ms",
+    "buffer_bdp", "warmup_s", "goodput_over_capacity", "mean_packet_bytes", "host_busy_pct",
+    "reasons", "failed_gates", "utilisation", "probe_offset_ms",
     "lateness_p999_ms", "delay_cpu_pct", "other_drops", "bbr_share", "jain_index",
     "mean_queue_delay_s", "load", "loadavg_start", "steal_s", "steal_pct",
     "steal_peak_pct", "steal_burst_s", "timing_only", "disturbed", "duration_s",
@@ -481,7 +482,9 @@ def run_summaries(data_dir: Path = DATA,
     """One row per stored run, valid or not, with its gate values: the testbed's record.
 
     Columns: campaign, key, point (the key without its repeat: runs of one configuration
-    share it), repeat, run_id, valid, reasons, failed_gates (comma-separated),
+    share it), repeat, run_id, valid, capacity_bps, n_flows, buffer_bdp, warmup_s,
+    goodput_over_capacity (the flows' goodputs summed, over the capacity),
+    mean_packet_bytes (on the bottleneck's wire), reasons, failed_gates (comma-separated),
     utilisation, probe_offset_ms (worst
     |p99 - RTT| over sender groups), lateness_p999_ms, delay_cpu_pct, other_drops,
     bbr_share, jain_index, mean_queue_delay_s, load (deliberate background load),
@@ -536,6 +539,9 @@ def run_summaries(data_dir: Path = DATA,
             else key,
             "repeat": repeat, "run_id": s["run_id"], "valid": bool(s["valid"]),
             "capacity_bps": s["params"]["capacity_bps"], "n_flows": len(s["flows"]),
+            "buffer_bdp": s["params"]["buffer_bdp"], "warmup_s": s["params"]["warmup_s"],
+            "goodput_over_capacity": s.get("goodput_over_capacity"),
+            "mean_packet_bytes": s.get("bottleneck_mean_packet_bytes"),
             "host_busy_pct": busy_pct(s),
             "reasons": "; ".join(stored_reasons(s)),
             "failed_gates": ",".join(g["name"] for g in s["gates"] if not g["passed"]),

@@ -160,6 +160,11 @@ def cca_while_sending(sock: pd.DataFrame | None, n_flows: int) -> list[set[str]]
     return [set(sending.loc[sending["flow"] == i, "cca"]) for i in range(n_flows)]
 
 
+#: the widest interquartile range of a flow's per-interval start estimates that still dates
+#: its start (:func:`flow_start_lags`); a steady flow's is a few tens of ms
+START_LAG_IQR_S = 0.25
+
+
 def flow_start_lags(series: pd.DataFrame, sockets: pd.DataFrame,
                     offsets: list[float]) -> list[float]:
     """Per flow, how long after its planned start (``offsets``, s after the run's start)
@@ -172,7 +177,9 @@ def flow_start_lags(series: pd.DataFrame, sockets: pd.DataFrame,
     (``sockets``: flow, t_s, bytes_acked, in the run's clock) and the receiver's intervals
     (``series``: flow, t_end_s = planned start + test clock, bytes) count the same bytes:
     the time at which the ACKed bytes reach each interval's cumulative count, less the
-    interval's end in the test's clock, is where the test's clock began in the run's.
+    interval's end in the test's clock, is where the test's clock began in the run's: the
+    median over the intervals, where they agree to ``START_LAG_IQR_S`` (interquartile
+    range), else NaN.
     """
     import numpy as np
 
@@ -195,19 +202,36 @@ def flow_start_lags(series: pd.DataFrame, sockets: pd.DataFrame,
             lags.append(math.nan)
             continue
         began = np.interp(delivered[inside], acked, t) - test_end[inside]
-        lags.append(float(np.median(began)) - offset)
+        q25, q50, q75 = np.percentile(began, [25, 50, 75])
+        # a starved or bursty flow's bytes arrive in lumps the samples cannot place in time
+        # (its reads and ACKs then disagree by seconds): its lag is not known
+        lags.append(float(q50) - offset if q75 - q25 <= START_LAG_IQR_S else math.nan)
     return lags
 
 
-def start_gate(lags: list[float] | None, th: Thresholds = DEFAULT) -> Gate | None:
-    """``flows_started_together``: the flows' tests began within ``th.start_spread_s`` of
-    each other (:func:`flow_start_lags`), half the 1-s initial retransmission timeout, so a
-    flow whose SYN was lost fails it. None where no lag is known (a run stopped early)."""
-    known = {i: x for i, x in enumerate(lags or []) if x is not None and not math.isnan(x)}
-    if not known:
+def start_gate(lags: list[float] | None, rtts_s: list[float] | None = None,
+               th: Thresholds = DEFAULT) -> Gate | None:
+    """``flows_started_together``: flows of one base RTT (``rtts_s``, per flow; None: one
+    RTT for all) began their tests within ``th.start_spread_s`` of each other
+    (:func:`flow_start_lags`), half the 1-s initial retransmission timeout, so a flow whose
+    SYN was lost fails it. Flows of different RTTs are not compared: iperf3's set-up takes
+    some RTTs, so a longer-RTT flow's test begins later by design. None where no lag is
+    known (a run stopped early)."""
+    lags = list(lags or [])
+    rtts = list(rtts_s) if rtts_s is not None else [0.0] * len(lags)
+    worst: tuple[float, int, int] | None = None
+    for rtt in sorted(set(rtts)):
+        known = {i: x for i, x in enumerate(lags)
+                 if rtts[i] == rtt and x is not None and not math.isnan(x)}
+        if not known:
+            continue
+        first, last = min(known, key=known.get), max(known, key=known.get)
+        spread = known[last] - known[first]
+        if worst is None or spread > worst[0]:
+            worst = (spread, first, last)
+    if worst is None:
         return None
-    first, last = min(known, key=known.get), max(known, key=known.get)
-    spread = known[last] - known[first]
+    spread, first, last = worst
     return Gate("flows_started_together", spread <= th.start_spread_s, round(spread, 3),
                 f"<= {th.start_spread_s:g} s",
                 f"flow {last} began {spread:.2f} s after flow {first}"
@@ -220,8 +244,8 @@ def evaluate(m: dict, th: Thresholds = DEFAULT) -> list[Gate]:
     ``m`` keys: ``probe`` (per group: ``rtt_s``, ``p99_s``, ``min_s``, ``count``),
     ``lateness_p999_s`` (None with netem), ``utilisation``, ``other_drops`` (name -> count),
     ``cca_seen`` (per flow: requested, seen set), ``flows_complete`` (per flow bool), and
-    optionally ``start_lags_s`` (per flow, :func:`flow_start_lags`; runs stored before it
-    have none).
+    optionally ``start_lags_s`` and ``flow_rtts_s`` (per flow, :func:`flow_start_lags` and
+    the flow's base RTT; runs stored before them have none).
     """
     gates: list[Gate] = []
     worst, detail, ok = 0.0, [], True
@@ -258,7 +282,7 @@ def evaluate(m: dict, th: Thresholds = DEFAULT) -> list[Gate]:
     gates.append(Gate("cca_confirmed", not bad, len(m["cca_seen"]) - len(bad),
                       "every flow ran its CCA", "; ".join(bad)))
 
-    started = start_gate(m.get("start_lags_s"), th)
+    started = start_gate(m.get("start_lags_s"), m.get("flow_rtts_s"), th)
     if started is not None:
         gates.append(started)
 

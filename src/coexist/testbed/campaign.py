@@ -597,7 +597,8 @@ def regate(c: Campaign, data_dir: Path = data.DATA, th: gates.Thresholds = gates
         offsets = [float(f["start_offset_s"])
                    for f in sorted(summary["flows"], key=lambda f: f["flow"])]
         lags = gates.flow_start_lags(series, sockets, offsets)
-        gate = gates.start_gate(lags, th)
+        flows = sorted(summary["flows"], key=lambda f: f["flow"])
+        gate = gates.start_gate(lags, [f["rtt_s"] for f in flows], th)
         if gate is None or gate.passed:
             continue
         reason = gates.reason(asdict(gate))

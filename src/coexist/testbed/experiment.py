@@ -537,7 +537,8 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
                "flows_complete": complete,
                # when each flow's test began: a late one is measured past the others' end
                "start_lags_s": gates.flow_start_lags(series, sock, offsets)
-               if stopped is None and len(series) and len(sock) else None}
+               if stopped is None and len(series) and len(sock) else None,
+               "flow_rtts_s": [f.rtt_s for f in exp.flows]}
     evaluated = gates.evaluate(metrics, th)
     valid, reasons = gates.verdict(evaluated)
     if stopped is not None:
