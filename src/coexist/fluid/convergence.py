@@ -10,7 +10,6 @@ reading of the model (:mod:`.published` or :mod:`.solve`'s printed reading).
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -111,16 +110,16 @@ def changes(table: pd.DataFrame, metric: str = "bbr_share") -> pd.DataFrame:
 def converged_step(table: pd.DataFrame, reading: str, tolerance: float = 0.01,
                    metric: str = "bbr_share") -> float:
     """The largest step at which refining further, to every finer step in the table, moves
-    ``metric`` by at most ``tolerance`` in every setting; NaN if no step coarser than the
-    finest does (the finest step has nothing finer to be checked against, so it is never
-    called converged)."""
+    ``metric`` by at most ``tolerance`` in every setting. The finest step has nothing finer
+    to be checked against, so when no coarser step passes it is returned as a bound, not as
+    a converged step: a reader of the answer treats the finest step as "not converged at any
+    step tried" (S-Step does)."""
     t = table[table.reading == reading]
     if t.empty:
         raise invalid("reading", reading, f"one of {', '.join(sorted(set(table.reading)))}")
-    steps = sorted(t.step_us.unique(), reverse=True)
-    for step in steps[:-1]:
+    for step in sorted(t.step_us.unique(), reverse=True):
         if all(np.abs(g.loc[g.step_us < step, metric].to_numpy()
                       - g.loc[g.step_us == step, metric].iloc[0]).max(initial=0.0) <= tolerance
                for _, g in t.groupby("setting")):
             return float(step)
-    return math.nan
+    return float(t.step_us.min())  # not reached: the finest step has nothing finer to move
