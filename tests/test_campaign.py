@@ -800,14 +800,14 @@ def test_cli_campaign_run_passes_points_and_refuses_unknown_ones(tmp_path, monke
 
 
 def _stored_run_as_measured(campaign_name: str, key: str) -> Path:
-    """A stored run's directory as it was measured: the valid one, or the one the start
-    gate made invalid afterwards (the copy the caller makes is restored to its valid
-    state)."""
+    """A stored run's directory as it was measured: the one the start gate made invalid
+    afterwards if there is one (the caller restores its copy to its valid state), else
+    the valid one."""
     root = ROOT / "data" / "runs" / campaign_name
-    if (root / key).is_dir():
-        return root / key
-    (moved,) = (root / "_invalid").glob(f"{key}.*")
-    return moved
+    for moved in sorted((root / "_invalid").glob(f"{key}.*")):
+        if "regated" in json.loads((moved / "summary.json").read_text()):
+            return moved
+    return root / key
 
 
 def test_regate_makes_a_late_started_run_invalid_and_keeps_the_others(tmp_path):
@@ -816,7 +816,11 @@ def test_regate_makes_a_late_started_run_invalid_and_keeps_the_others(tmp_path):
     together. regate makes r1 invalid as if it had failed then, and only r1."""
     late, on_time = "100mbit-2ms-b2-cubic10-bbr10-r1", "100mbit-2ms-b2-cubic10-bbr10-r0"
     (tmp_path / "campaigns").mkdir()
-    shutil.copy(ROOT / "data" / "campaigns" / "fluctuation.yaml", tmp_path / "campaigns")
+    # one attempt per point: the regated run must not use it up
+    text = (ROOT / "data" / "campaigns" / "fluctuation.yaml").read_text()
+    assert "max_attempts: 3" in text
+    (tmp_path / "campaigns" / "fluctuation.yaml").write_text(
+        text.replace("max_attempts: 3", "max_attempts: 1"))
     for key in (late, on_time):
         dest = tmp_path / "runs" / "fluctuation" / key
         shutil.copytree(_stored_run_as_measured("fluctuation", key), dest)
@@ -840,7 +844,8 @@ def test_regate_makes_a_late_started_run_invalid_and_keeps_the_others(tmp_path):
     assert not s["valid"] and s["regated"]["gate"] == "flows_started_together"
     assert s["start_lags_s"][12] - min(x for x in s["start_lags_s"] if x is not None) > 1.9
     st = campaign.status(c, tmp_path)
-    assert late in st.left and on_time in st.done
+    assert late in st.left and on_time in st.done and late not in st.failed
+    assert st.attempts[late] == 1 and st.used.get(late, 0.0) == 0.0
     table = pd.read_csv(tmp_path / "fluctuation.csv")
     assert set(table.key) == {on_time}
-    assert campaign.regate(c, tmp_path) == []  # the check is made once
+    assert campaign.regate(c, tmp_path) == []  # nothing left that fails it

@@ -696,3 +696,16 @@ def test_mixed_single_rtt_runs_are_the_stored_mixed_runs_at_one_rtt_without_load
     tab = measured.campaign_table("fluid_validation")
     reno = set(tab[tab.cca == "reno"].key)
     assert reno and not set(t[t.campaign == "fluid_validation"].key) & reno
+
+
+def test_goodput_excess_is_goodput_beyond_the_wires_payload():
+    import pandas as pd
+
+    from coexist.measured import validity
+
+    runs = pd.DataFrame({"goodput_over_capacity": [1448 / 1514, 0.97, 0.90],
+                         "utilisation": [1.0, 1.0, 0.95], "mean_packet_bytes": [1514.0] * 3})
+    excess = validity.goodput_excess(runs)
+    assert excess[0] == pytest.approx(0.0, abs=1e-12)
+    assert excess[1] == pytest.approx(0.97 - 1448 / 1514)
+    assert excess[2] == pytest.approx(0.90 - 0.95 * 1448 / 1514)

@@ -319,3 +319,12 @@ def test_the_equations_are_what_the_kernels_read():
                    inspect.getsource(solve._integrate.py_func)):
         assert kernel.count("bbr.") + kernel.count("bbr1.") + kernel.count("bbr2.") >= 15
         assert "0.85 *" not in kernel and "2.0 ** " not in kernel and "499.0" not in kernel
+
+
+def test_eq_32_published_probe_rtt_window_is_half_the_estimated_bdp():
+    """Eq. (32) as the authors' code takes it: BBRv2's ProbeRTT window is half the
+    estimated BDP (the printed eq. 32 gives the same half)."""
+    from coexist.fluid import bbr2
+
+    for bdp in (4.0, 260.0, 1e4):
+        assert bbr2.probe_rtt_window_published(bdp) == pytest.approx(bdp / 2)

@@ -157,22 +157,28 @@ def test_git_commit_is_the_one_the_process_started_with(monkeypatch):
 
 
 def _delivery(lags_s, offsets_s, rate_bps=8e6, duration_s=20.0, interval_s=0.5,
-              sample_s=0.2):
+              sample_s=0.2, stall_s=None):
     """Receiver intervals (in each test's clock, shifted by the planned start as the harness
     stores them) and ACKed-byte samples (in the run's clock) of flows whose tests began
-    ``lags_s`` after their planned starts, each delivering ``rate_bps`` steadily."""
+    ``lags_s`` after their planned starts, each delivering ``rate_bps`` steadily but for a
+    stall (``stall_s``: from, to, in the test's clock) where it delivers nothing."""
     import numpy as np
     import pandas as pd
+
+    def delivered(test_t):  # bytes delivered by test time test_t
+        test_t = max(0.0, test_t)
+        if stall_s is not None:
+            test_t -= min(max(test_t - stall_s[0], 0.0), stall_s[1] - stall_s[0])
+        return test_t * rate_bps / 8
 
     series, sockets = [], []
     for i, (lag, off) in enumerate(zip(lags_s, offsets_s, strict=True)):
         for k in range(int(duration_s / interval_s)):
-            series.append({"flow": i, "t_end_s": off + (k + 1) * interval_s,
-                           "bytes": rate_bps / 8 * interval_s})
+            a, b = k * interval_s, (k + 1) * interval_s
+            series.append({"flow": i, "t_end_s": off + b, "bytes": delivered(b) - delivered(a)})
         for t in np.arange(off + sample_s, off + lag + duration_s, sample_s):
-            sent = max(0.0, t - off - lag) * rate_bps / 8
-            sockets.append({"flow": i, "t_s": t,
-                            "bytes_acked": gates.BYTES_ACKED_BEFORE_CCA + sent})
+            sockets.append({"flow": i, "t_s": t, "bytes_acked": gates.BYTES_ACKED_BEFORE_CCA
+                            + delivered(t - off - lag)})
     return pd.DataFrame(series), pd.DataFrame(sockets)
 
 
@@ -189,11 +195,15 @@ def test_start_lags_read_when_each_test_began_from_its_bytes():
     assert gate.detail.startswith("flow 1 began")
     series, sockets = _delivery([0.05, 0.3], [0.0, 0.0])
     assert gates.start_gate(gates.flow_start_lags(series, sockets, [0.0, 0.0])).passed
-    # flows of different RTTs are not compared: set-up takes some RTTs
+    # flows of different RTTs compare after their set-up, some RTTs each
     assert gates.start_gate([0.06, 0.31, 0.32], [0.01, 0.05, 0.05]).passed
     gate = gates.start_gate([0.06, 0.31, 1.35], [0.01, 0.05, 0.05])
-    assert not gate.passed and gate.value == pytest.approx(1.04)
-    assert gate.detail == "flow 2 began 1.04 s after flow 1"
+    assert not gate.passed and gate.value == pytest.approx(1.05)
+    assert gate.detail == "flow 2 began 1.05 s after flow 0"
+    # a stall is dated from where the bytes start to rise again, not where they stopped
+    series, sockets = _delivery([0.05, 0.3], [0.0, 0.0], stall_s=(5.0, 7.0))
+    assert gates.flow_start_lags(series, sockets, [0.0, 0.0]) == pytest.approx(
+        [0.05, 0.3], abs=0.02)
     # a flow whose lumps of bytes cannot be dated has no lag and is not compared
     series, sockets = _delivery([0.05, 3.0], [0.0, 0.0])
     lumpy = series["flow"] == 1
@@ -201,5 +211,8 @@ def test_start_lags_read_when_each_test_began_from_its_bytes():
         ([0.0, 0.0, 0.0, 4.0] * (lumpy.sum() // 4))
     lags = gates.flow_start_lags(series, sockets, [0.0, 0.0])
     assert lags[0] == pytest.approx(0.05, abs=0.02) and math.isnan(lags[1])
+    assert gates.start_gate(lags) is None  # one dated flow: nothing to compare
+    gate = gates.start_gate([0.05, 0.1, math.nan])
+    assert gate.passed and gate.detail == "1 flow(s) not dated"
     # no tables (a run stopped early): no gate
     assert gates.start_gate(None) is None and gates.start_gate([float("nan")]) is None

@@ -116,3 +116,20 @@ def rate_ceiling(rates: pd.DataFrame) -> tuple[float, pd.DataFrame, pd.DataFrame
     top = passing.index[passing.index < failing.index.min()].max() if len(failing) \
         else passing.index.max()
     return top, passing, failing
+
+
+#: bytes of a full frame that are not TCP payload: Ethernet (14), IPv4 (20), TCP with
+#: timestamps (32); a 1514-B frame carries 1448 B of payload
+FRAME_OVERHEAD_BYTES = 66
+
+
+def goodput_excess(runs: pd.DataFrame) -> pd.Series:
+    """Per run, the flows' summed goodput over the capacity beyond what the bottleneck's
+    wire carried as payload: ``goodput_over_capacity - utilisation x payload share of the
+    mean frame`` (1448/1514 for full frames). The wire bounds the payload, so a positive
+    value is bytes counted in the goodput's window that crossed the link outside it (bytes
+    held at the receiver behind a lost packet, released to the application after the
+    warm-up though they arrived before it), or a flow measured over another window."""
+    frame = runs["mean_packet_bytes"]
+    payload_share = (frame - FRAME_OVERHEAD_BYTES) / frame
+    return runs["goodput_over_capacity"] - runs["utilisation"] * payload_share

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import os
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
@@ -312,6 +313,7 @@ def status(c: Campaign, data_dir: Path = data.DATA,
                                  "among the valid ones (invalid runs belong in _invalid/)")
     attempts: dict[str, int] = {}
     disturbed: dict[str, int] = {}
+    regated: dict[str, int] = {}
     lengths: list[float] = []  # share of a full run's wall time each invalid run took
     used: dict[str, float] = {}
     inv = root / "_invalid"
@@ -322,6 +324,9 @@ def status(c: Campaign, data_dir: Path = data.DATA,
                 attempts[key] = attempts.get(key, 0) + 1
                 summary = p / "summary.json"
                 s = data.read_summary(summary) if summary.exists() else {}
+                if s.get("regated"):  # valid when measured, failed a later gate (regate):
+                    regated[key] = regated.get(key, 0) + 1  # it costs the point no budget
+                    continue
                 if s and gates.disturbed(s):
                     disturbed[key] = disturbed.get(key, 0) + 1
                 lengths.append(_time_share(s))
@@ -341,7 +346,8 @@ def status(c: Campaign, data_dir: Path = data.DATA,
     before = budget_from or {}
 
     def undisturbed_out(k: str) -> bool:
-        return attempts.get(k, 0) - disturbed.get(k, 0) >= c.max_attempts
+        return (attempts.get(k, 0) - disturbed.get(k, 0) - regated.get(k, 0)
+                >= c.max_attempts)
 
     def time_out(k: str) -> bool:
         return (used.get(k, 0.0) - before.get(k, 0.0)
@@ -612,11 +618,15 @@ def regate(c: Campaign, data_dir: Path = data.DATA, th: gates.Thresholds = gates
         summary["regated"] = {"gate": gate.name,
                               "at": datetime.now(UTC).isoformat(timespec="seconds"),
                               **provenance.git_commit()}
-        (run_dir / "summary.json").write_text(
-            json.dumps(summary, indent=2, allow_nan=False) + "\n")
+        # out of the valid runs first, then the summary, atomically: a crash between the two
+        # leaves the run under _invalid/ with its summary as measured, so no figure uses it
+        # and its point is measured again
         dest = root / "_invalid" / f"{run_dir.name}.{summary['run_id']}"
         dest.parent.mkdir(exist_ok=True)
         run_dir.rename(dest)
+        tmp = dest / ".summary.json.tmp"
+        tmp.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n")
+        os.replace(tmp, dest / "summary.json")
     if failed and not dry_run:
         refresh(c, data_dir)
     return failed
