@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -188,8 +189,10 @@ FLUID_RULE = ordered("fluid_warmup_s", "fluid_duration_s")
 #: in the fluid run's part after the warm-up (P-F1-2, P-F3)
 PERIOD_RULES = (
     holds("min_period_s >= 2 bin_s", ("min_period_s", "bin_s"), lambda lo, b: lo >= 2 * b),
-    holds("min_period_s < (fluid_duration_s - warmup_s) / 2",
-          ("min_period_s", "fluid_duration_s", "warmup_s"), lambda lo, d, w: lo < (d - w) / 2),
+    # the fluid run's series is its whole bins after the warm-up
+    holds("min_period_s < half the fluid run's whole bins after warmup_s",
+          ("min_period_s", "fluid_duration_s", "warmup_s", "bin_s"),
+          lambda lo, d, w, b: lo < math.floor((d - w) / b + 1e-9) * b / 2),
 )
 #: how the fluctuation pages read a run: RTTs, goodput bins, warm-up, the period search
 #: range and what counts as a synchronised ProbeRTT entry (P-F1-2, P-F3)

@@ -58,13 +58,15 @@ def measured_table(campaigns: Sequence[str], rtts_ms: Sequence[float], **kw) -> 
     """One row per stored run of the named fluctuation campaigns at the given RTTs, with its
     campaign, capacity, RTT, the BBR flows' start stagger and the repeat (``kw`` as
     :func:`measured_run`)."""
-    return pd.DataFrame([
-        {"source": "measured", "campaign": name,
-         "capacity_mbps": point.exp.capacity_bps / 1e6, "rtt_ms": point.exp.rtt_s * 1e3,
-         "stagger_s": point.exp.stagger_s, "run": f"{name} r{point.repeat}",
-         "repeat": point.repeat,
-         **measured_run(d, capacity_bps=point.exp.capacity_bps, **kw)}
-        for name, point, d in _runs(campaigns, rtts_ms)])
+    rows = [{"source": "measured", "campaign": name,
+             "capacity_mbps": point.exp.capacity_bps / 1e6, "rtt_ms": point.exp.rtt_s * 1e3,
+             "stagger_s": point.exp.stagger_s, "run": f"{name} r{point.repeat}",
+             "repeat": point.repeat,
+             **measured_run(d, capacity_bps=point.exp.capacity_bps, **kw)}
+            for name, point, d in _runs(campaigns, rtts_ms)]
+    # no run stored at these RTTs: the same columns, no row (the page says so)
+    return pd.DataFrame(rows, columns=None if rows else [
+        "source", "campaign", "capacity_mbps", "rtt_ms", "stagger_s", "run", "repeat"])
 
 
 def measured_panels(campaign: str, rtts_ms: Sequence[float], *, bin_s: float,
