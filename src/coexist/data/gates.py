@@ -211,6 +211,11 @@ def flow_start_lags(series: pd.DataFrame, sockets: pd.DataFrame,
     return lags
 
 
+def lags_record(lags: list[float]) -> list[float | None]:
+    """Start lags as a run's summary stores them: to 0.1 ms, an unknown one as null."""
+    return [None if math.isnan(x) else round(x, 4) for x in lags]
+
+
 #: iperf3's set-up before its test begins takes about this many RTTs (the control
 #: connection's handshake, cookie and parameters, then the data connection's): measured on
 #: this testbed as 0.06, 0.20 and 0.31 s at 10, 30 and 50 ms

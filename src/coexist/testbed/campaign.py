@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
 import os
 import shutil
 import sys
@@ -600,10 +599,9 @@ def regate(c: Campaign, data_dir: Path = data.DATA, th: gates.Thresholds = gates
             continue  # measured with the gate
         series = data.load_table(run_dir / data.RUN_FILES["series"], "series")
         sockets = data.load_table(run_dir / data.RUN_FILES["sockets"], "sockets")
-        offsets = [float(f["start_offset_s"])
-                   for f in sorted(summary["flows"], key=lambda f: f["flow"])]
-        lags = gates.flow_start_lags(series, sockets, offsets)
         flows = sorted(summary["flows"], key=lambda f: f["flow"])
+        lags = gates.flow_start_lags(series, sockets,
+                                     [float(f["start_offset_s"]) for f in flows])
         gate = gates.start_gate(lags, [f["rtt_s"] for f in flows], th)
         if gate is None or gate.passed:
             continue
@@ -611,7 +609,7 @@ def regate(c: Campaign, data_dir: Path = data.DATA, th: gates.Thresholds = gates
         failed.append((run_dir.name, reason))
         if dry_run:
             continue
-        summary["start_lags_s"] = [None if math.isnan(x) else round(x, 4) for x in lags]
+        summary["start_lags_s"] = gates.lags_record(lags)
         summary["gates"].append(asdict(gate))
         summary["valid"] = False
         summary["invalid_reasons"] = [*summary["invalid_reasons"], reason]

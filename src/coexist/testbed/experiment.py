@@ -570,7 +570,7 @@ def _analyse(plan: Plan, procs: _Procs, workdir: Path, offsets: list[float], t0_
             "released": dl_stats["released"], "devices": dl_stats["devices"]},
         "other_drops": {k: v for k, v in other_drops.items() if v},
         "start_lags_s": None if metrics["start_lags_s"] is None else
-        [None if math.isnan(x) else round(x, 4) for x in metrics["start_lags_s"]],
+        gates.lags_record(metrics["start_lags_s"]),
         "gates": gates.as_records(evaluated),
         "valid": valid,
         "invalid_reasons": reasons,
