@@ -439,3 +439,14 @@ def test_window_metrics_are_the_runs_of_each_length(tmp_path, monkeypatch):
         fluid_vs_measured.window_metrics(windows=[(3.0, 2.0)], **kw)
     with pytest.raises(ParameterError, match="'warmup_s'"):
         fluid_vs_measured.model_metrics(warmup_s=3.0, duration_s=2.0, **kw)
+
+
+def test_readable_names_starts_and_metrics_as_the_pages_write_them():
+    import pandas as pd
+
+    from coexist.measured import fluid_vs_measured as fvm
+
+    t = fvm.readable(pd.DataFrame({"metric": ["jain", "unknown"], "paper, 2-7 s": [0.1, 0.2],
+                                   "post_loss, 2-7 s": [0.3, 0.4]}))
+    assert list(t.columns) == ["metric", "paper's start, 2-7 s", "post-loss start, 2-7 s"]
+    assert t["metric"].tolist() == [fvm.METRIC_TITLES["jain"], "unknown"]

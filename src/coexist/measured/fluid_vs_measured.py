@@ -492,6 +492,17 @@ def flat_columns(frame: pd.DataFrame, index: str) -> pd.DataFrame:
     return out.rename_axis(index).reset_index()
 
 
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """A :func:`flat_columns` table of :func:`start_comparison` with its start and metric
+    names as the pages write them ("post-loss start", "Jain fairness")."""
+    table = table.copy()
+    table.columns = [c.replace("post_loss,", "post-loss start,").replace(
+        "paper,", "paper's start,") for c in table.columns]
+    if "metric" in table:
+        table["metric"] = table["metric"].map(lambda m: METRIC_TITLES.get(m, m))
+    return table
+
+
 TRACE_QUANTITIES = {"rate_pct": "rate (% of C)", "queue_pct": "queue (% of B)",
                     "loss_pct": "loss (%)", "rtt_excess_pct": "RTT excess (% of d)",
                     "window_pct": "window (% of BDP)"}
