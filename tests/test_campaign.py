@@ -846,6 +846,7 @@ def test_regate_makes_a_late_started_run_invalid_and_keeps_the_others(tmp_path):
     st = campaign.status(c, tmp_path)
     assert late in st.left and on_time in st.done and late not in st.failed
     assert st.attempts[late] == 1 and st.used.get(late, 0.0) == 0.0
+    assert st.invalid_length == 1.0  # it ran its whole length: the re-run estimate counts it
     table = pd.read_csv(tmp_path / "fluctuation.csv")
     assert set(table.key) == {on_time}
     assert campaign.regate(c, tmp_path) == []  # nothing left that fails it

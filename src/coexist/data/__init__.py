@@ -20,8 +20,6 @@ import csv
 import gzip
 import io
 import math
-import os
-import secrets
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core import sidecars
+from ..core import files, sidecars
 from ..core.params import ParameterError
 from ..core.paths import DATA, ROOT  # noqa: F401 (ROOT re-exported)
 from ..core.sidecars import DataError  # noqa: F401 (re-exported: the loaders' error)
@@ -420,21 +418,21 @@ def _rows(path: Path, schema: str) -> pd.DataFrame:
 
 
 def write_table(df: pd.DataFrame, path: Path, schema: str) -> None:
-    """Write ``df`` with exactly the schema's columns, atomically (tmp file + rename)."""
+    """Write ``df`` with exactly the schema's columns, atomically (:mod:`coexist.core.files`)."""
     names = [f.name for f in schema_fields(schema)]
     missing = [n for n in names if n not in df.columns]
     if missing:
         raise DataError(f"table for {path} lacks columns {missing}")
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(3)}")
+    text = df[names].to_csv(index=False, float_format="%.9g", lineterminator="\n")
     if path.suffix == ".gz":
-        text = df[names].to_csv(index=False, float_format="%.9g", lineterminator="\n")
         # no file name and mtime 0 in the gzip header: same table, same bytes, same hash
-        with open(tmp, "wb") as raw, gzip.GzipFile("", "wb", fileobj=raw, mtime=0) as fh:
+        buf = io.BytesIO()
+        with gzip.GzipFile("", "wb", fileobj=buf, mtime=0) as fh:
             fh.write(text.encode())
+        files.atomic_write(path, buf.getvalue())
     else:
-        df[names].to_csv(tmp, index=False, float_format="%.9g", lineterminator="\n")
-    os.replace(tmp, path)
+        files.atomic_write(path, text)
 
 
 def delay_cpu_us_per_packet(summary: dict) -> float | None:

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import secrets
 from collections import Counter
 from pathlib import Path
 
-from ..core import sidecars
+from ..core import files, sidecars
 from ..core.paths import DATA
 from . import RUN_FILES, SCHEMAS, read_summary
 
@@ -213,9 +211,7 @@ def _rel(path: Path, base: Path) -> str:
 
 def write_datapackage(data_dir: Path = DATA) -> Path:
     path = Path(data_dir) / "datapackage.json"
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(3)}")
-    tmp.write_text(json.dumps(build_datapackage(data_dir), indent=1) + "\n")
-    os.replace(tmp, path)
+    files.atomic_write(path, json.dumps(build_datapackage(data_dir), indent=1) + "\n")
     return path
 
 

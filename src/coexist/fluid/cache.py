@@ -48,7 +48,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..core import paths, settings
+from ..core import files, paths, settings
 from . import codec, store
 
 PACKAGE = Path(__file__).resolve().parent
@@ -397,7 +397,7 @@ def _store_local(path: Path, kind: str, k: str, inputs: dict, value: Any,
                             "wall_s": None if wall_s is None else round(wall_s, 3),
                             "time_utc": datetime.now(UTC).isoformat(timespec="seconds")}}
     data = gzip.compress(json.dumps(entry).encode("utf-8"), mtime=0)  # inputs keep their order
-    store.atomic_write(path, data)
+    files.atomic_write(path, data)
 
 
 def _load(path: Path) -> tuple[bool, Any]:

@@ -32,9 +32,7 @@ import gzip
 import hashlib
 import json
 import math
-import os
 import random
-import tempfile
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -42,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import paths, settings
+from ..core.files import atomic_write
 from . import codec
 
 ENV = "COEXIST_MODEL_RUNS"
@@ -172,18 +171,6 @@ def write_index(where: Path, entries: Iterable[Entry]) -> Path:
     atomic_write(path, "".join(line + "\n" for _, _, line in lines).encode("utf-8"))
     _read_index.cache_clear()
     return path
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)  # readable as any other committed file
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def prune(where: Path, entries: Iterable[Entry]) -> int:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import os
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
@@ -34,7 +33,7 @@ import pandas as pd
 import yaml
 
 from .. import data
-from ..core import sidecars
+from ..core import files, sidecars
 from ..core.params import ParameterError
 from ..data import datapackage, gates
 from . import spec
@@ -324,8 +323,9 @@ def status(c: Campaign, data_dir: Path = data.DATA,
                 summary = p / "summary.json"
                 s = data.read_summary(summary) if summary.exists() else {}
                 if s.get("regated"):  # valid when measured, failed a later gate (regate):
-                    regated[key] = regated.get(key, 0) + 1  # it costs the point no budget
-                    continue
+                    regated[key] = regated.get(key, 0) + 1  # it costs the point no budget,
+                    lengths.append(1.0)  # but it ran its whole length, as a run will that
+                    continue  # fails the gate now
                 if s and gates.disturbed(s):
                     disturbed[key] = disturbed.get(key, 0) + 1
                 lengths.append(_time_share(s))
@@ -622,9 +622,8 @@ def regate(c: Campaign, data_dir: Path = data.DATA, th: gates.Thresholds = gates
         dest = root / "_invalid" / f"{run_dir.name}.{summary['run_id']}"
         dest.parent.mkdir(exist_ok=True)
         run_dir.rename(dest)
-        tmp = dest / ".summary.json.tmp"
-        tmp.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n")
-        os.replace(tmp, dest / "summary.json")
+        files.atomic_write(dest / "summary.json",
+                           json.dumps(summary, indent=2, allow_nan=False) + "\n")
     if failed and not dry_run:
         refresh(c, data_dir)
     return failed

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..core import files
 from .spec import WIRE_PACKET_BYTES, Experiment
 
 PREFIX = "cx-"
@@ -360,9 +361,7 @@ def register(plan: Plan) -> None:
     d.mkdir(parents=True, exist_ok=True)
     entry = {"run_id": plan.run_id, "pid": os.getpid(), "namespaces": plan.namespaces,
              "started": datetime.now(UTC).isoformat(timespec="seconds")}
-    tmp = d / f".{plan.run_id}.tmp"
-    tmp.write_text(json.dumps(entry))
-    os.replace(tmp, d / f"{plan.run_id}.json")
+    files.atomic_write(d / f"{plan.run_id}.json", json.dumps(entry))
 
 
 def teardown(plan: Plan) -> None:

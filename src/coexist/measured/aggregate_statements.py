@@ -1,0 +1,458 @@
+"""What Scherrer et al. say about their Figs. 6-10, as tests on the aggregate metrics.
+
+Section 4.3 of the paper reads its fairness, loss, queue, utilisation and jitter figures in
+sentences ("the least fairness arises when ...", "BBRv1 uses most of the buffer
+independent of buffer size"). Each sentence here is one :class:`Statement`: what the paper
+says, the reading of it that is tested (fixed here, before any run is looked at, and shown
+on the page beside the verdict), and the test. A test runs on a table of the metrics per
+pair, queueing discipline and buffer, the fluid model's or our measurements' alike
+(:func:`wide_measured` brings the measured spread into that shape), and returns a
+:class:`Verdict`: whether the statement holds in that table, or why it cannot be tested
+there (a pair, a discipline or a buffer range it needs is missing), with the numbers that
+decide it.
+
+Groups of algorithms, as the paper names them: loss-sensitive are Reno, CUBIC and BBRv2;
+loss-based are Reno and CUBIC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+LOSS_SENSITIVE = ("Reno", "CUBIC", "BBRv2")
+LOSS_BASED = ("Reno", "CUBIC")
+
+#: Jain's index below which a pair counts as unfair in a reading: two equal groups reach
+#: it when one takes about four fifths of the link ((x + y)^2 / (2 (x^2 + y^2)) = 0.75 at
+#: x = 0.79, y = 0.21)
+UNFAIR_JAIN = 0.75
+#: the smallest change of a metric over the buffers that a reading counts as a rise
+RISE = 0.01
+#: utilisation a reading counts as full
+FULL = 0.99
+#: a loss rate a reading counts as zero
+NO_LOSS = 0.001
+#: how far apart the largest and smallest RED loss rate of a pair may be, as a factor,
+#: for "roughly consistent across buffer sizes"
+CONSISTENT_FACTOR = 2.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    holds: bool | None  # None: the table lacks what the test needs
+    evidence: str       # the numbers that decide it, or what is missing
+
+    def text(self) -> str:
+        head = {True: "holds", False: "does not hold", None: "not testable"}[self.holds]
+        return f"{head}: {self.evidence}"
+
+
+@dataclass(frozen=True)
+class Statement:
+    figure: str
+    short: str    # a few words that name it in a sentence
+    says: str     # the paper's statement, in brief
+    reading: str  # what is tested
+    test: Callable[[pd.DataFrame], Verdict]
+
+
+def members(pair: str) -> tuple[str, str]:
+    a, b = pair.split("/")
+    return a, b
+
+
+def _against_bbr1(pair: str) -> bool:
+    """A loss-sensitive algorithm against BBRv1 (the paper's least fair setting)."""
+    a, b = members(pair)
+    return "BBRv1" in (a, b) and a != b and ({a, b} - {"BBRv1"}) <= set(LOSS_SENSITIVE)
+
+
+def _homogeneous(pair: str, names: Sequence[str]) -> bool:
+    a, b = members(pair)
+    return a == b and a in names
+
+
+def _only(pair: str, names: Sequence[str]) -> bool:
+    return set(members(pair)) <= set(names)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def _at(table: pd.DataFrame, aqm: str) -> pd.DataFrame:
+    return table[table["aqm"] == aqm]
+
+
+def _missing(what: str) -> Verdict:
+    return Verdict(None, what)
+
+
+def _series(table: pd.DataFrame, pair: str, metric: str) -> pd.Series:
+    """The metric of one pair against the buffer (BDP), sorted by buffer."""
+    rows = table[table["pair"] == pair].sort_values("buffer_bdp")
+    return pd.Series(rows[metric].to_numpy(), index=rows["buffer_bdp"].to_numpy())
+
+
+def _pairs(table: pd.DataFrame, keep: Callable[[str], bool]) -> list[str]:
+    return [p for p in dict.fromkeys(table["pair"]) if keep(p)]
+
+
+def _least_fair_shallow(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    if dt.empty:
+        return _missing("no drop-tail runs")
+    shallow = dt["buffer_bdp"].min()
+    at = dt[dt["buffer_bdp"] == shallow].set_index("pair")["jain"]
+    against = [p for p in at.index if _against_bbr1(p)]
+    others = [p for p in at.index if not _against_bbr1(p)]
+    if not against or not others:
+        return _missing("needs a loss-sensitive/BBRv1 pair and another pair")
+    worst_other = at[others].idxmin()
+    best_against = at[against].idxmax()
+    ok = bool(at[against].max() < at[others].min())
+    return Verdict(ok, f"at {shallow:g} BDP, {best_against} {_fmt(at[best_against])} "
+                       f"{'<' if ok else '>='} {worst_other} {_fmt(at[worst_other])}")
+
+
+def _fairness_rises_from_4(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    pairs = _pairs(dt, _against_bbr1)
+    if not pairs:
+        return _missing("no loss-sensitive/BBRv1 pair under drop-tail")
+    out = []
+    for p in pairs:
+        s = _series(dt, p, "jain")
+        deep = s[s.index >= 4]
+        if len(deep) < 2:
+            return _missing("needs two buffers of 4 BDP or more")
+        out.append((p, deep.iloc[0], deep.iloc[-1], deep.index[0], deep.index[-1]))
+    ok = all(hi - lo > RISE for _, lo, hi, _, _ in out)
+    return Verdict(ok, "; ".join(f"{p} {_fmt(lo)} at {b0:g} BDP, {_fmt(hi)} at {b1:g}"
+                                 for p, lo, hi, b0, b1 in out))
+
+
+def _red_unfair(t: pd.DataFrame) -> Verdict:
+    red = _at(t, "red")
+    pairs = _pairs(red, _against_bbr1)
+    if not pairs:
+        return _missing("no RED runs" if red.empty else "no loss-sensitive/BBRv1 pair")
+    highest = {p: _series(red, p, "jain").max() for p in pairs}
+    ok = all(v < UNFAIR_JAIN for v in highest.values())
+    return Verdict(ok, "highest: " + "; ".join(f"{p} {_fmt(v)}" for p, v in highest.items()))
+
+
+def _loss_sensitive_low_loss(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    pairs = _pairs(dt, lambda p: _only(p, LOSS_SENSITIVE))
+    if not pairs:
+        return _missing("no pair of loss-sensitive algorithms under drop-tail")
+    if dt["buffer_bdp"].nunique() < 2:
+        return _missing("needs two buffers or more")
+    worst = max(pairs, key=lambda p: _series(dt, p, "loss_rate").max())
+    falls = {p: (s.iloc[0], s.iloc[-1]) for p in pairs
+             for s in [_series(dt, p, "loss_rate")]}
+    rising = [p for p, (a, b) in falls.items() if b > a and b >= NO_LOSS]
+    peak = _series(dt, worst, "loss_rate").max()
+    ok = bool(peak < 0.01) and not rising
+    return Verdict(ok, f"highest {100 * peak:.2f} % ({worst}); "
+                       + (f"higher at the largest buffer than the smallest: {', '.join(rising)}"
+                          if rising else "none higher at the largest buffer than the smallest"))
+
+
+def _bbr1_loss_at_most_20(t: pd.DataFrame) -> Verdict:
+    pairs = _pairs(t, lambda p: "BBRv1" in members(p))
+    if not pairs:
+        return _missing("no pair with BBRv1")
+    rows = t[t["pair"].isin(pairs)]
+    top = rows.loc[rows["loss_rate"].idxmax()]
+    ok = bool(top["loss_rate"] <= 0.20)
+    return Verdict(ok, f"highest {100 * top['loss_rate']:.1f} % ({top['pair']}, "
+                       f"{top['aqm'].replace('droptail', 'drop-tail').replace('red', 'RED')}, "
+                       f"{top['buffer_bdp']:g} BDP)")
+
+
+def _bbr1_loss_falls(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    pairs = _pairs(dt, lambda p: "BBRv1" in members(p))
+    if not pairs:
+        return _missing("no pair with BBRv1 under drop-tail")
+    if dt["buffer_bdp"].nunique() < 2:
+        return _missing("needs two buffers or more")
+    parts, ok = [], True
+    for p in pairs:
+        s = _series(dt, p, "loss_rate")
+        ok &= bool(s.iloc[-1] < s.iloc[0])
+        parts.append(f"{p} {100 * s.iloc[0]:.1f} % at {s.index[0]:g} BDP, "
+                     f"{100 * s.iloc[-1]:.1f} % at {s.index[-1]:g}")
+    return Verdict(ok, "; ".join(parts))
+
+
+def _red_loss_consistent(t: pd.DataFrame) -> Verdict:
+    red = _at(t, "red")
+    if red.empty:
+        return _missing("no RED runs")
+    if red["buffer_bdp"].nunique() < 2:
+        return _missing("needs two buffers or more")
+    spread = {}
+    for p in dict.fromkeys(red["pair"]):
+        s = _series(red, p, "loss_rate")
+        if s.max() >= NO_LOSS:  # a pair without loss is consistent at zero
+            spread[p] = s.max() / max(s.min(), 1e-12)
+    if not spread:
+        return Verdict(True, "no pair loses packets")
+    widest = max(spread, key=spread.get)
+    ok = bool(spread[widest] <= CONSISTENT_FACTOR)
+    return Verdict(ok, f"widest: {widest}, largest {spread[widest]:.1f} times its smallest")
+
+
+def _loss_based_bloat(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    pairs = _pairs(dt, lambda p: _only(p, LOSS_BASED))
+    if not pairs:
+        return _missing("no Reno or CUBIC pair under drop-tail")
+    lowest = {p: _series(dt, p, "queue_share").min() for p in pairs}
+    ok = all(v >= 0.5 for v in lowest.values())
+    return Verdict(ok, "lowest: " + "; ".join(f"{p} {_fmt(v)}" for p, v in lowest.items()))
+
+
+def _bbr2_alone_queues_less(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    mean = dt.groupby("pair")["queue_share"].mean()
+    mixed = [f"{a}/BBRv2" for a in LOSS_BASED if f"{a}/BBRv2" in mean.index]
+    if "BBRv2/BBRv2" not in mean.index or not mixed:
+        return _missing("needs BBRv2/BBRv2 and BBRv2 with Reno or CUBIC under drop-tail")
+    ok = bool(all(mean["BBRv2/BBRv2"] < mean[p] for p in mixed))
+    return Verdict(ok, f"mean over the buffers: BBRv2/BBRv2 {_fmt(mean['BBRv2/BBRv2'])}; "
+                       + "; ".join(f"{p} {_fmt(mean[p])}" for p in mixed))
+
+
+def _bbr1_queues_most(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    mean = dt.groupby("pair")["queue_share"].mean()
+    compared = []  # (BBRv1 setting, loss-sensitive setting it must exceed)
+    for x in LOSS_SENSITIVE:
+        homo = f"{x}/{x}"
+        if homo not in mean.index:
+            continue
+        if "BBRv1/BBRv1" in mean.index:
+            compared.append(("BBRv1/BBRv1", homo))
+        mixed = next((p for p in mean.index if set(members(p)) == {x, "BBRv1"}), None)
+        if mixed:
+            compared.append((mixed, homo))
+    if not compared:
+        return _missing("needs BBRv1 pairs beside pairs of loss-sensitive algorithms")
+    fails = [(a, b) for a, b in compared if not mean[a] > mean[b]]
+    shown = fails or compared[:2]
+    return Verdict(not fails, ("below: " if fails else "e.g. ") + "; ".join(
+        f"{a} {_fmt(mean[a])} {'<=' if fails else '>'} {b} {_fmt(mean[b])}"
+        for a, b in shown))
+
+
+def _bbr1_fills_buffer(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    if "BBRv1/BBRv1" not in set(dt["pair"]):
+        return _missing("no BBRv1/BBRv1 runs under drop-tail")
+    s = _series(dt, "BBRv1/BBRv1", "queue_share")
+    if len(s) < 2:
+        return _missing("needs two buffers or more")
+    ok = bool(s.min() >= 0.5)
+    absolute = s * s.index
+    return Verdict(ok, f"{_fmt(s.iloc[0])} of {s.index[0]:g} BDP, {_fmt(s.iloc[-1])} of "
+                       f"{s.index[-1]:g} BDP (a queue of {absolute.min():.2f}-"
+                       f"{absolute.max():.2f} BDP)")
+
+
+def _bbr2_constant_queue(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    if "BBRv2/BBRv2" not in set(dt["pair"]):
+        return _missing("no BBRv2/BBRv2 runs under drop-tail")
+    s = _series(dt, "BBRv2/BBRv2", "queue_share")
+    s = s[s.index <= 4]
+    if len(s) < 2:
+        return _missing("needs two buffers of 4 BDP or less")
+    absolute = s * s.index
+    ok = bool(absolute.max() <= 1.25 * absolute.min())
+    return Verdict(ok, "queue " + ", ".join(f"{q:.2f} BDP at {b:g}"
+                                           for b, q in absolute.items()))
+
+
+def _bbr1_full(t: pd.DataFrame) -> Verdict:
+    pairs = _pairs(t, lambda p: "BBRv1" in members(p))
+    if not pairs:
+        return _missing("no pair with BBRv1")
+    rows = t[t["pair"].isin(pairs)]
+    low = rows.loc[rows["utilisation"].idxmin()]
+    ok = bool(low["utilisation"] >= FULL)
+    return Verdict(ok, f"lowest {_fmt(low['utilisation'])} ({low['pair']}, "
+                       f"{'drop-tail' if low['aqm'] == 'droptail' else 'RED'}, "
+                       f"{low['buffer_bdp']:g} BDP)")
+
+
+def _loss_based_utilisation_rises(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    pairs = _pairs(dt, lambda p: _only(p, LOSS_BASED))
+    if not pairs:
+        return _missing("no Reno or CUBIC pair under drop-tail")
+    if dt["buffer_bdp"].nunique() < 2:
+        return _missing("needs two buffers or more")
+    ends = {p: (s.iloc[0], s.iloc[-1]) for p in pairs for s in [_series(dt, p, "utilisation")]}
+    ok = all(b - a > RISE / 10 for a, b in ends.values())
+    return Verdict(ok, "; ".join(f"{p} {_fmt(a)} to {_fmt(b)}" for p, (a, b) in ends.items()))
+
+
+def _bbr2_lowest_utilisation(t: pd.DataFrame) -> Verdict:
+    dt = _at(t, "droptail")
+    if "BBRv2/BBRv2" not in set(dt["pair"]):
+        return _missing("no BBRv2/BBRv2 runs under drop-tail")
+    mean = dt.groupby("pair")["utilisation"].mean()
+    lowest = dt[dt["pair"] == "BBRv2/BBRv2"]["utilisation"].min()
+    ok = bool(mean.idxmin() == "BBRv2/BBRv2" and lowest >= 0.97)
+    return Verdict(ok, f"lowest mean: {mean.idxmin()} {_fmt(mean.min())}; BBRv2/BBRv2 at "
+                       f"least {_fmt(lowest)}")
+
+
+def _jitter(t: pd.DataFrame) -> Verdict:
+    return _missing("it needs measured per-packet delays, which the testbed does not record")
+
+
+STATEMENTS: tuple[Statement, ...] = (
+    Statement("Fig. 6", "the least fairness against BBRv1 in shallow buffers",
+              "The least fairness arises when a loss-sensitive CCA (Reno, CUBIC, "
+              "BBRv2) competes with BBRv1 in shallow buffers.",
+              "Drop-tail, smallest buffer: every loss-sensitive/BBRv1 pair has a lower "
+              "Jain index than every other pair.", _least_fair_shallow),
+    Statement("Fig. 6", "fairness rising from 4 BDP",
+              "From 4 BDP up, the fairness of these settings increases.",
+              f"Drop-tail: each loss-sensitive/BBRv1 pair's index is more than {RISE:g} "
+              "higher at the largest buffer than at the smallest buffer of 4 BDP or more.",
+              _fairness_rises_from_4),
+    Statement("Fig. 6", "RED's low fairness towards BBRv1",
+              "Under RED, BBRv1's fairness towards loss-sensitive CCAs is "
+              "consistently low.",
+              f"RED: each loss-sensitive/BBRv1 pair stays below an index of {UNFAIR_JAIN:g} "
+              "at every buffer (one group taking about four fifths of the link).",
+              _red_unfair),
+    Statement("Fig. 7", "low loss of loss-sensitive CCAs",
+              "The loss rate of loss-sensitive CCAs in drop-tail buffers is below "
+              "1 % and goes to 0 % as the buffer grows.",
+              "Drop-tail, every pair of loss-sensitive CCAs: below 1 % at every buffer, and "
+              f"none higher at the largest buffer than at the smallest (unless below "
+              f"{100 * NO_LOSS:g} %).", _loss_sensitive_low_loss),
+    Statement("Fig. 7", "BBRv1's loss of at most 20 %",
+              "BBRv1 leads to a considerable loss of at most 20 %.",
+              "Every pair with BBRv1, both disciplines, every buffer: at most 20 %.",
+              _bbr1_loss_at_most_20),
+    Statement("Fig. 7", "BBRv1's loss falling with the buffer",
+              "With BBRv1 under drop-tail, the loss rate is inversely related to "
+              "the buffer size.",
+              "Drop-tail, every pair with BBRv1: lower at the largest buffer than at the "
+              "smallest.", _bbr1_loss_falls),
+    Statement("Fig. 7", "RED's even loss rates",
+              "A RED queue keeps loss rates roughly consistent across buffer "
+              "sizes.",
+              f"RED, every pair that loses {100 * NO_LOSS:g} % or more somewhere: its "
+              f"largest loss rate at most {CONSISTENT_FACTOR:g} times its smallest.",
+              _red_loss_consistent),
+    Statement("Fig. 8", "bufferbloat by Reno and CUBIC",
+              "Reno and CUBIC cause bufferbloat: consistently high buffer "
+              "utilisation.",
+              "Drop-tail, every pair of Reno and CUBIC: a mean queue of at least half the "
+              "buffer at every buffer.", _loss_based_bloat),
+    Statement("Fig. 8", "BBRv2 queueing less alone",
+              "BBRv2 with loss-based CCAs keeps buffers full; BBRv2 alone queues "
+              "less.",
+              "Drop-tail, queue over buffer averaged over the buffers: BBRv2/BBRv2 below "
+              "both Reno/BBRv2 and CUBIC/BBRv2.", _bbr2_alone_queues_less),
+    Statement("Fig. 8", "BBRv1 queueing more than loss-sensitive CCAs",
+              "BBRv1 uses the buffer more intensely than loss-sensitive CCAs, "
+              "alone or beside them.",
+              "Drop-tail, averaged over the buffers: BBRv1/BBRv1 and each X/BBRv1 above "
+              "X/X, for X each loss-sensitive CCA.", _bbr1_queues_most),
+    Statement("Fig. 8", "BBRv1 filling any buffer",
+              "Under drop-tail, BBRv1 uses most of the buffer independent of the "
+              "buffer size.",
+              "Drop-tail, BBRv1/BBRv1: a mean queue of at least half the buffer at every "
+              "buffer.", _bbr1_fills_buffer),
+    Statement("Fig. 8", "BBRv2's constant queue up to 4 BDP",
+              "BBRv2 alone under drop-tail keeps a constant absolute queue up to "
+              "4 BDP.",
+              "Drop-tail, BBRv2/BBRv2, buffers up to 4 BDP: the largest queue (in BDP) at "
+              "most 1.25 times the smallest.", _bbr2_constant_queue),
+    Statement("Fig. 9", "full utilisation with BBRv1",
+              "BBRv1 and combinations with it fully use the link, under drop-tail "
+              "and RED.",
+              f"Every pair with BBRv1, both disciplines, every buffer: utilisation of "
+              f"{FULL:g} or more.", _bbr1_full),
+    Statement("Fig. 9", "utilisation rising with the buffer",
+              "Under drop-tail, the utilisation of loss-based CCAs increases with "
+              "the buffer.",
+              f"Drop-tail, every pair of Reno and CUBIC: more than {RISE / 10:g} higher at "
+              "the largest buffer than at the smallest.", _loss_based_utilisation_rises),
+    Statement("Fig. 9", "BBRv2's lowest utilisation",
+              "BBRv2 gives the lowest utilisation under drop-tail, wasting at "
+              "most 3 %.",
+              "Drop-tail: BBRv2/BBRv2 has the lowest mean utilisation of all pairs and at "
+              "least 0.97 at every buffer.", _bbr2_lowest_utilisation),
+    Statement("Fig. 10", "the model's jitter",
+              "The fluid model fails to predict jitter.",
+              "Model jitter against measured jitter.", _jitter),
+)
+
+
+def wide_measured(spread: pd.DataFrame) -> pd.DataFrame:
+    """The measured spread (pair, buffer_bdp, metric, mean, ...) as one row per pair and
+    buffer with a column per metric (the repeats' mean), all under drop-tail."""
+    if spread.empty:
+        return pd.DataFrame(columns=["pair", "aqm", "buffer_bdp"])
+    wide = spread.pivot_table(index=["pair", "buffer_bdp"], columns="metric",
+                              values="mean").reset_index()
+    wide.columns.name = None
+    return wide.assign(aqm="droptail")
+
+
+def verdicts(model: pd.DataFrame, measured: pd.DataFrame) -> pd.DataFrame:
+    """Every statement with its reading and its verdict on the model's table and on the
+    measured one (:func:`wide_measured`; empty when nothing is measured at the setting)."""
+    rows = []
+    for s in STATEMENTS:
+        on_model = s.test(model)
+        on_meas = (_missing("nothing measured at this setting") if measured.empty
+                   else s.test(measured))
+        rows.append({"figure": s.figure, "short": s.short, "the paper says": s.says,
+                     "our reading": s.reading,
+                     "model": on_model.text(), "measured": on_meas.text(),
+                     "model_holds": on_model.holds, "measured_holds": on_meas.holds})
+    return pd.DataFrame(rows)
+
+
+def _of(holds: pd.Series) -> str:
+    tested = holds.dropna()
+    return f"{int(tested.astype(bool).sum())} of {len(tested)}"
+
+
+def _names(v: pd.DataFrame) -> str:
+    return "; ".join(v["short"]) if len(v) else "none"
+
+
+@dataclass(frozen=True)
+class Tally:
+    model: str     # "k of n": the statements that hold among those the model tests
+    measured: str  # the same for the measurements
+    agree: str     # among the statements both test, on how many their verdicts agree
+    neither: str   # the statements both test and neither bears out, by their short names
+    only_model: str  # both test it, only the model bears it out
+    only_measured: str
+
+
+def tally(v: pd.DataFrame) -> Tally:
+    """Count :func:`verdicts`: how many statements hold on each side, and where the two
+    sides, testing the same statement, part."""
+    both = v[v["model_holds"].notna() & v["measured_holds"].notna()]
+    m, x = both["model_holds"].astype(bool), both["measured_holds"].astype(bool)
+    return Tally(_of(v["model_holds"]), _of(v["measured_holds"]),
+                 f"{int((m == x).sum())} of {len(both)}", _names(both[~m & ~x]),
+                 _names(both[m & ~x]), _names(both[~m & x]))

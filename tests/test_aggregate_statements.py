@@ -1,0 +1,136 @@
+"""The tests of Scherrer et al.'s statements on Figs. 6-10 (§4.3), on tables made to hold
+or break each one: a test must say 'does not hold' when the statement is false, and
+'not testable' when the table lacks what it needs."""
+
+from __future__ import annotations
+
+import itertools
+
+import pandas as pd
+import pytest
+
+from coexist.measured import aggregate_statements as st
+
+ALGOS = ("Reno", "CUBIC", "BBRv1", "BBRv2")
+PAIRS = [f"{a}/{b}" for a, b in itertools.combinations_with_replacement(ALGOS, 2)]
+BUFFERS = (1.0, 2.0, 4.0, 7.0)
+
+
+def table(over: dict | None = None) -> pd.DataFrame:
+    """Every pair under both disciplines at every buffer, with metrics that make every
+    statement hold; ``over`` maps (pair, aqm, metric) to a function of the buffer."""
+    rows = []
+    for pair, aqm, b in itertools.product(PAIRS, ("droptail", "red"), BUFFERS):
+        a, c = pair.split("/")
+        bbr1 = "BBRv1" in (a, c)
+        mixed_bbr1 = bbr1 and a != c
+        jain = (0.5 if aqm == "red" or b == 1.0 else 0.6 + 0.04 * b) if mixed_bbr1 else 0.99
+        loss = ((0.15 if aqm == "red" else 0.1 / b ** 3) if bbr1
+                else 0.002 if aqm == "red" else 0.001 / b)
+        queue = 0.95 if bbr1 else 0.9 if (pair in ("Reno/Reno", "CUBIC/CUBIC", "Reno/CUBIC",
+                                         "Reno/BBRv2", "CUBIC/BBRv2")) else 0.2
+        if pair == "BBRv2/BBRv2":
+            queue = 0.4 / b if b <= 4 else 0.1
+        util = 0.98 if pair == "BBRv2/BBRv2" else (1.0 if bbr1 else 0.99 + 0.001 * b)
+        row = {"pair": pair, "aqm": aqm, "buffer_bdp": b, "jain": jain, "loss_rate": loss,
+               "queue_share": queue, "utilisation": util, "jitter_ms": 0.1}
+        for (p, q, metric), f in (over or {}).items():
+            if p == pair and q == aqm:
+                row[metric] = f(b)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def verdict(statement_short: str, t: pd.DataFrame) -> st.Verdict:
+    (s,) = [s for s in st.STATEMENTS if s.short == statement_short]
+    return s.test(t)
+
+
+def test_every_statement_holds_on_a_table_made_to_bear_them_out():
+    t = table()
+    held = {s.short: s.test(t).holds for s in st.STATEMENTS}
+    assert held.pop("the model's jitter") is None  # no measured per-packet delays
+    assert all(held.values()), [k for k, v in held.items() if not v]
+
+
+@pytest.mark.parametrize("short, over", [
+    # Fig. 6: a CUBIC/CUBIC pair less fair in the shallowest buffer than CUBIC/BBRv1
+    ("the least fairness against BBRv1 in shallow buffers",
+     {("CUBIC/CUBIC", "droptail", "jain"): lambda b: 0.3}),
+    # Fig. 6: fairness flat from 4 BDP (what our model shows)
+    ("fairness rising from 4 BDP", {("CUBIC/BBRv1", "droptail", "jain"): lambda b: 0.809}),
+    ("RED's low fairness towards BBRv1", {("Reno/BBRv1", "red", "jain"): lambda b: 0.8}),
+    # Fig. 7: 20.7 % is more than "at most 20 %"
+    ("BBRv1's loss of at most 20 %", {("BBRv1/BBRv1", "red", "loss_rate"): lambda b: 0.207}),
+    ("BBRv1's loss falling with the buffer",
+     {("Reno/BBRv1", "droptail", "loss_rate"): lambda b: 0.01 * b}),
+    ("RED's even loss rates", {("CUBIC/BBRv2", "red", "loss_rate"): lambda b: 0.002 * b}),
+    ("low loss of loss-sensitive CCAs",
+     {("Reno/Reno", "droptail", "loss_rate"): lambda b: 0.012}),
+    # Fig. 8: the queue of BBRv1 held near one BDP, so a share of 1/B
+    ("BBRv1 filling any buffer", {("BBRv1/BBRv1", "droptail", "queue_share"): lambda b: 1 / b}),
+    ("bufferbloat by Reno and CUBIC",
+     {("CUBIC/CUBIC", "droptail", "queue_share"): lambda b: 0.1}),
+    ("BBRv2 queueing less alone",
+     {("CUBIC/BBRv2", "droptail", "queue_share"): lambda b: 0.05}),
+    ("BBRv1 queueing more than loss-sensitive CCAs",
+     {("BBRv1/BBRv1", "droptail", "queue_share"): lambda b: 0.5}),
+    ("BBRv2's constant queue up to 4 BDP",
+     {("BBRv2/BBRv2", "droptail", "queue_share"): lambda b: 0.4}),
+    # Fig. 9
+    ("full utilisation with BBRv1", {("BBRv1/BBRv1", "droptail", "utilisation"): lambda b: 0.986}),
+    ("utilisation rising with the buffer",
+     {("Reno/Reno", "droptail", "utilisation"): lambda b: 1.0}),
+    ("BBRv2's lowest utilisation", {("BBRv2/BBRv2", "droptail", "utilisation"): lambda b: 0.96}),
+])
+def test_each_statement_fails_where_the_table_contradicts_it(short, over):
+    v = verdict(short, table(over))
+    assert v.holds is False, v.evidence
+    assert verdict(short, table()).holds is True
+
+
+def test_evidence_gives_the_deciding_numbers():
+    v = verdict("BBRv1 filling any buffer",
+                table({("BBRv1/BBRv1", "droptail", "queue_share"): lambda b: 1 / b}))
+    assert "a queue of 1.00-1.00 BDP" in v.evidence
+    v = verdict("BBRv1's loss of at most 20 %",
+                table({("BBRv1/BBRv1", "red", "loss_rate"): lambda b: 0.207}))
+    assert v.text() == "does not hold: highest 20.7 % (BBRv1/BBRv1, RED, 1 BDP)"
+
+
+def test_what_a_table_lacks_is_named_not_guessed():
+    t = table()
+    measured_like = t[(t["aqm"] == "droptail") & ~t["pair"].str.contains("BBRv2")]
+    assert verdict("RED's low fairness towards BBRv1", measured_like).holds is None
+    assert "no RED runs" in verdict("RED's even loss rates", measured_like).evidence
+    assert verdict("BBRv2's lowest utilisation", measured_like).holds is None
+    one_buffer = t[t["buffer_bdp"] == 2.0]
+    for short in ("fairness rising from 4 BDP", "BBRv1 filling any buffer",
+                  "utilisation rising with the buffer", "BBRv1's loss falling with the buffer"):
+        assert verdict(short, one_buffer).holds is None, short
+    shallow = t[t["buffer_bdp"] < 4]
+    assert "4 BDP or more" in verdict("fairness rising from 4 BDP", shallow).evidence
+
+
+def test_tally_counts_only_what_each_side_tests():
+    t = table({("BBRv1/BBRv1", "droptail", "queue_share"): lambda b: 1 / b})
+    measured = t[(t["aqm"] == "droptail") & ~t["pair"].str.contains("BBRv2")]
+    v = st.verdicts(table(), measured)
+    c = st.tally(v)
+    n_model = sum(s.test(table()).holds is not None for s in st.STATEMENTS)
+    assert c.model == f"{n_model} of {n_model}"
+    # a queue held at one BDP is below the loss-based pairs' on average too
+    assert c.only_model == ("BBRv1 queueing more than loss-sensitive CCAs; "
+                            "BBRv1 filling any buffer")
+    assert c.neither == "none" and c.only_measured == "none"
+    nothing = st.tally(st.verdicts(table(), st.wide_measured(pd.DataFrame())))
+    assert nothing.measured == "0 of 0" and nothing.agree == "0 of 0"
+
+
+def test_measured_spread_becomes_the_same_table():
+    spread = pd.DataFrame({"pair": ["Reno/Reno"] * 2, "buffer_bdp": [1.0, 1.0],
+                           "metric": ["jain", "loss_rate"], "mean": [0.9, 0.001],
+                           "min": [0.8, 0.0], "max": [1.0, 0.002], "n_runs": [3, 3]})
+    wide = st.wide_measured(spread)
+    assert list(wide.columns) == ["pair", "buffer_bdp", "jain", "loss_rate", "aqm"]
+    assert wide.loc[0, "jain"] == 0.9 and wide.loc[0, "aqm"] == "droptail"
