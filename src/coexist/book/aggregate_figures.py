@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
+from ..measured import aggregate_statements as statements
 from ..measured.fluid_vs_measured import AQM_TITLES, METRIC_TITLES
 from . import claims, figures
 
@@ -33,6 +34,30 @@ def start_claims(figure_id: str, prefix: str, by_metric: pd.DataFrame, by_pair: 
             key = pair.lower().replace("/", "_")
             claims.claim(figure_id, f"{prefix}_queue_{key}_{start}_{names[window]}", float(v),
                          "{:.2f}", out_dir)
+
+
+def statement_table(figure_id: str, prefix: str, model: pd.DataFrame,
+                    measured_spread: pd.DataFrame, out_dir: str = "") -> None:
+    """Test Scherrer et al.'s statements on Figs. 6-10
+    (:mod:`coexist.measured.aggregate_statements`) on the model's table and the measured
+    spread; glue the verdicts as ``<prefix>_paper`` and a sentence on where the two sides
+    part as ``<prefix>_paper_compare``, and claim the counts ``<prefix>_paper_model``,
+    ``_measured``, ``_agree`` and ``_neither``."""
+    said = statements.verdicts(model, statements.wide_measured(measured_spread))
+    count = statements.tally(said)
+    for key, value in [("model", count.model), ("measured", count.measured),
+                       ("agree", count.agree), ("neither", count.neither)]:
+        claims.claim(figure_id, f"{prefix}_paper_{key}", value, "{}", out_dir)
+    if measured_spread.empty:
+        compare = ("Nothing is measured at this setting, so the statements are tested on "
+                   "the model alone.")
+    else:
+        compare = (f"Where both test a statement, their verdicts agree on {count.agree}. "
+                   f"Neither bears out: {count.neither}. Only the model: "
+                   f"{count.only_model}. Only our measurements: {count.only_measured}.")
+    figures.glue(f"{prefix}_paper_compare", compare)
+    figures.table(said[["figure", "the paper says", "our reading", "model", "measured"]],
+                  f"{prefix}_paper")
 
 
 def metrics_chart(table: pd.DataFrame, pairs: Sequence[str], title: str,
