@@ -56,7 +56,7 @@ class Statement:
     short: str    # a few words that name it in a sentence
     says: str     # the paper's statement, in brief
     reading: str  # what is tested
-    test: Callable[[pd.DataFrame], Verdict]
+    test: Callable[..., Verdict]  # the table (and what else a kind of table needs)
 
 
 def members(pair: str) -> tuple[str, str]:
