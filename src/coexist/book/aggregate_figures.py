@@ -40,24 +40,24 @@ def statement_table(figure_id: str, prefix: str, model: pd.DataFrame,
                     measured_spread: pd.DataFrame, out_dir: str = "") -> None:
     """Test Scherrer et al.'s statements on Figs. 6-10
     (:mod:`coexist.measured.aggregate_statements`) on the model's table and the measured
-    spread; glue the verdicts as ``<prefix>_paper`` and a sentence on where the two sides
-    part as ``<prefix>_paper_compare``, and claim the counts ``<prefix>_paper_model``,
-    ``_measured``, ``_agree`` and ``_neither``."""
+    spread. Glue the verdicts in two tables, ``<prefix>_paper_loss`` (Figs. 6 and 7:
+    fairness and loss) and ``<prefix>_paper_queue`` (Figs. 8-10), each short enough for the
+    page; claim the counts ``<prefix>_paper_model``, ``_measured`` and ``_agree`` and the
+    statements neither side bears out, ``_neither``; glue those only one side bears out as
+    ``_only_model`` and ``_only_measured``."""
     said = statements.verdicts(model, statements.wide_measured(measured_spread))
     count = statements.tally(said)
+    agree = (count.agree if not measured_spread.empty
+             else "none: nothing is measured at this setting")
     for key, value in [("model", count.model), ("measured", count.measured),
-                       ("agree", count.agree), ("neither", count.neither)]:
+                       ("agree", agree), ("neither", count.neither)]:
         claims.claim(figure_id, f"{prefix}_paper_{key}", value, "{}", out_dir)
-    if measured_spread.empty:
-        compare = ("Nothing is measured at this setting, so the statements are tested on "
-                   "the model alone.")
-    else:
-        compare = (f"Where both test a statement, their verdicts agree on {count.agree}. "
-                   f"Neither bears out: {count.neither}. Only the model: "
-                   f"{count.only_model}. Only our measurements: {count.only_measured}.")
-    figures.glue(f"{prefix}_paper_compare", compare)
-    figures.table(said[["figure", "the paper says", "our reading", "model", "measured"]],
-                  f"{prefix}_paper")
+    figures.glue(f"{prefix}_paper_only_model", count.only_model)
+    figures.glue(f"{prefix}_paper_only_measured", count.only_measured)
+    shown = said[["figure", "the paper says", "our reading", "model", "measured"]]
+    first = said["figure"].isin(["Fig. 6", "Fig. 7"])
+    figures.table(shown[first], f"{prefix}_paper_loss")
+    figures.table(shown[~first], f"{prefix}_paper_queue")
 
 
 def metrics_chart(table: pd.DataFrame, pairs: Sequence[str], title: str,
