@@ -37,15 +37,19 @@ def start_claims(figure_id: str, prefix: str, by_metric: pd.DataFrame, by_pair: 
 
 
 def statement_table(figure_id: str, prefix: str, model: pd.DataFrame,
-                    measured_spread: pd.DataFrame, out_dir: str = "") -> None:
+                    measured_spread: pd.DataFrame, like_for_like: pd.DataFrame,
+                    out_dir: str = "") -> pd.DataFrame:
     """Test Scherrer et al.'s statements on Figs. 6-10
-    (:mod:`coexist.measured.aggregate_statements`) on the model's table and the measured
-    spread. Glue the verdicts in two tables, ``<prefix>_paper_loss`` (Figs. 6 and 7:
-    fairness and loss) and ``<prefix>_paper_queue`` (Figs. 8-10), each short enough for the
-    page; claim the counts ``<prefix>_paper_model``, ``_measured`` and ``_agree`` and the
-    statements neither side bears out, ``_neither``; glue those only one side bears out as
-    ``_only_model`` and ``_only_measured``."""
-    said = statements.verdicts(model, statements.wide_measured(measured_spread))
+    (:mod:`coexist.measured.aggregate_statements`) on the model's table at the paper's
+    setting, on the model over our measurements' window and scope (``like_for_like``,
+    :func:`coexist.measured.fluid_vs_measured.like_for_like`) and on the measured spread.
+    Glue the verdicts in two tables, ``<prefix>_paper_loss`` (Figs. 6 and 7: fairness and
+    loss) and ``<prefix>_paper_queue`` (Figs. 8-10), each short enough for the page; claim
+    the counts ``<prefix>_paper_model``, ``_measured`` and ``_agree`` (like-for-like model
+    against measured) and the statements neither bears out, ``_neither``; glue those only
+    one side bears out as ``_only_model`` and ``_only_measured``. Returns the verdicts."""
+    said = statements.verdicts(model, statements.wide_measured(measured_spread),
+                               like_for_like)
     count = statements.tally(said)
     agree = (count.agree if not measured_spread.empty
              else "none: nothing is measured at this setting")
@@ -54,10 +58,12 @@ def statement_table(figure_id: str, prefix: str, model: pd.DataFrame,
         claims.claim(figure_id, f"{prefix}_paper_{key}", value, "{}", out_dir)
     figures.glue(f"{prefix}_paper_only_model", count.only_model)
     figures.glue(f"{prefix}_paper_only_measured", count.only_measured)
-    shown = said[["figure", "the paper says", "our reading", "model", "measured"]]
+    shown = said[["the paper says", "our reading", "model", "model, like for like",
+                  "measured"]]
     first = said["figure"].isin(["Fig. 6", "Fig. 7"])
     figures.table(shown[first], f"{prefix}_paper_loss")
     figures.table(shown[~first], f"{prefix}_paper_queue")
+    return said
 
 
 def metrics_chart(table: pd.DataFrame, pairs: Sequence[str], title: str,

@@ -475,6 +475,21 @@ def start_comparison(measured_spread: pd.DataFrame, *, capacity_mbps: float,
     return by_metric, by_pair
 
 
+def like_for_like(measured_spread: pd.DataFrame, *, capacity_mbps: float,
+                  rtt_min_ms: float, rtt_max_ms: float, n_flows: int) -> pd.DataFrame:
+    """The model (the paper's start) over our measurements' window
+    (:func:`measured_window`) for just the pairs and buffers measured, under drop-tail:
+    the model as our testbed sees the same setting. Empty where nothing is measured."""
+    if measured_spread.empty:
+        return pd.DataFrame()
+    window = measured_window(rtt_min_ms, n_flows)
+    return window_metrics(
+        capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms, rtt_max_ms=rtt_max_ms,
+        n_flows=n_flows, buffers_bdp=sorted(set(measured_spread["buffer_bdp"])),
+        windows=[window], aqms=("droptail",), pairs=set(measured_spread["pair"]))[
+        (float(window[0]), float(window[1]))]
+
+
 #: the aggregate figures' metrics (S-F6-10, S-F13-17), as their panels title them
 METRIC_TITLES = {"jain": "Jain fairness", "loss_rate": "Loss rate",
                  "queue_share": "Queue / buffer", "utilisation": "Utilisation",
