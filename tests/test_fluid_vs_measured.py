@@ -66,6 +66,13 @@ def test_measured_metrics_group_ten_sender_runs_by_pair(monkeypatch, tmp_path):
     assert out.key.tolist() == ["a"] and out.pair.tolist() == ["CUBIC/BBRv1"]
     assert out.loc[0, "utilisation"] == fluid_vs_measured.run_metrics(RUN)["utilisation"]
     assert fluid_vs_measured.measured_metrics(10.0, data_dir=tmp_path).key.tolist() == ["b"]
+    # a page re-run at another setting draws none of these runs
+    cap = float(row["capacity_bps"]) / 1e6
+    assert fluid_vs_measured.measured_metrics(30.0, data_dir=tmp_path, capacity_mbps=cap,
+                                              rtt_max_ms=40.0).key.tolist() == ["a"]
+    assert fluid_vs_measured.measured_metrics(30.0, data_dir=tmp_path,
+                                              capacity_mbps=2 * cap).empty
+    assert fluid_vs_measured.measured_metrics(30.0, data_dir=tmp_path, rtt_max_ms=50.0).empty
 
 
 def test_spread_and_accuracy():

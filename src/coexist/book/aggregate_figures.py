@@ -51,9 +51,10 @@ def statement_table(figure_id: str, prefix: str, model: pd.DataFrame,
     said = statements.verdicts(model, statements.wide_measured(measured_spread),
                                like_for_like)
     count = statements.tally(said)
-    agree = (count.agree if not measured_spread.empty
-             else "none: nothing is measured at this setting")
-    for key, value in [("model", count.model), ("measured", count.measured),
+    nothing = "none: nothing is measured at this setting"
+    agree, measured = ((count.agree, count.measured) if not measured_spread.empty
+                       else (nothing, nothing))
+    for key, value in [("model", count.model), ("measured", measured),
                        ("agree", agree), ("neither", count.neither)]:
         claims.claim(figure_id, f"{prefix}_paper_{key}", value, "{}", out_dir)
     figures.glue(f"{prefix}_paper_only_model", count.only_model)

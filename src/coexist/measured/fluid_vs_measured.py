@@ -231,12 +231,14 @@ def model_queue_transient(pair: str, *, capacity_mbps: float, rtt_min_ms: float,
 
 def measured_queue_by_window(pair: str, windows: Sequence[tuple[float, float]], *,
                              rtt_min_ms: float, n_flows: int = 10,
-                             data_dir: Path = data.DATA) -> pd.DataFrame:
+                             data_dir: Path = data.DATA, capacity_mbps: float | None = None,
+                             rtt_max_ms: float | None = None) -> pd.DataFrame:
     """The measured counterpart of :func:`model_queue_transient`: per stored valid run of
     the pair (fluid-validation campaign), its bottleneck's mean backlog over the buffer in
     each (start, end) window; one row per run and window."""
     rows = []
-    for r in [r for r in _measured_runs(rtt_min_ms, n_flows, data_dir) if r["pair"] == pair]:
+    runs = _measured_runs(rtt_min_ms, n_flows, data_dir, capacity_mbps, rtt_max_ms)
+    for r in [r for r in runs if r["pair"] == pair]:
         run_dir = Path(data_dir) / "runs" / CAMPAIGN / r["key"]
         buffer_bytes = data.read_summary(run_dir / "summary.json")["params"]["buffer_bytes"]
         q = data.load_table(run_dir / data.RUN_FILES["queue"], "queue")
@@ -313,14 +315,23 @@ def run_metrics(run_dir: Path) -> dict:
             "utilisation": summary["utilisation"]}
 
 
-def _measured_runs(rtt_min_ms: float, n_flows: int, data_dir: Path) -> list[dict]:
+def _measured_runs(rtt_min_ms: float, n_flows: int, data_dir: Path,
+                   capacity_mbps: float | None = None,
+                   rtt_max_ms: float | None = None) -> list[dict]:
     """Pair, buffer, repeat and key of every stored valid run of the fluid-validation
-    campaign with ``n_flows`` senders whose shortest RTT is ``rtt_min_ms``."""
+    campaign with ``n_flows`` senders whose shortest RTT is ``rtt_min_ms`` (and, where
+    given, whose capacity is ``capacity_mbps`` and longest RTT ``rtt_max_ms``: a page
+    re-run at another setting draws no run of this one)."""
     table = measured.campaign_table(CAMPAIGN, data_dir)
     runs = []
     for key, g in table.groupby("key", sort=True) if not table.empty else ():
-        if len(g) != n_flows or not np.isclose(g["flow_rtt_s"].astype(float).min(),
-                                               rtt_min_ms / 1e3):
+        rtts = g["flow_rtt_s"].astype(float)
+        if len(g) != n_flows or not np.isclose(rtts.min(), rtt_min_ms / 1e3):
+            continue
+        if rtt_max_ms is not None and not np.isclose(rtts.max(), rtt_max_ms / 1e3):
+            continue
+        if capacity_mbps is not None and not np.isclose(float(g["capacity_bps"].iloc[0]),
+                                                        capacity_mbps * 1e6):
             continue
         ccas = [KERNEL_NAMES[c] for c in g["cca"]]
         runs.append({"pair": pair_label(ccas), "buffer_bdp": float(g["buffer_bdp"].iloc[0]),
@@ -329,11 +340,14 @@ def _measured_runs(rtt_min_ms: float, n_flows: int, data_dir: Path) -> list[dict
 
 
 def measured_metrics(rtt_min_ms: float, n_flows: int = 10,
-                     data_dir: Path = data.DATA) -> pd.DataFrame:
+                     data_dir: Path = data.DATA, *, capacity_mbps: float | None = None,
+                     rtt_max_ms: float | None = None) -> pd.DataFrame:
     """One row per stored valid run of the fluid-validation campaign with ``n_flows``
-    senders whose shortest RTT is ``rtt_min_ms``: pair, buffer, repeat and the metrics."""
+    senders whose shortest RTT is ``rtt_min_ms`` (and the capacity and longest RTT, where
+    given): pair, buffer, repeat and the metrics."""
     rows = [{**r, **run_metrics(Path(data_dir) / "runs" / CAMPAIGN / r["key"])}
-            for r in _measured_runs(rtt_min_ms, n_flows, data_dir)]
+            for r in _measured_runs(rtt_min_ms, n_flows, data_dir, capacity_mbps,
+                                    rtt_max_ms)]
     return pd.DataFrame(rows, columns=["pair", "buffer_bdp", "repeat", "key", *METRICS])
 
 
