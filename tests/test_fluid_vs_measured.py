@@ -457,3 +457,24 @@ def test_readable_names_starts_and_metrics_as_the_pages_write_them():
                                    "post_loss, 2-7 s": [0.3, 0.4]}))
     assert list(t.columns) == ["metric", "paper's start, 2-7 s", "post-loss start, 2-7 s"]
     assert t["metric"].tolist() == [fvm.METRIC_TITLES["jain"], "unknown"]
+
+
+def test_like_for_like_keeps_to_the_pairs_and_buffers_measured():
+    """The model beside the measurements runs over their window at just the (pair,
+    buffer) settings measured, under drop-tail; a page's buffers select the measurements
+    it compares (stored runs of S-F6-10's setting: read, not computed)."""
+    spread = pd.DataFrame({"pair": ["CUBIC/CUBIC", "Reno/Reno"], "buffer_bdp": [2.0, 3.0],
+                           "metric": ["jain", "jain"], "mean": [0.9, 0.9], "min": [0.8, 0.8],
+                           "max": [1.0, 1.0], "n_runs": [3, 3]})
+    setting = dict(capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10)
+    like = fluid_vs_measured.like_for_like(spread, **setting)
+    assert sorted(zip(like["pair"], like["buffer_bdp"], strict=True)) == [
+        ("CUBIC/CUBIC", 2.0), ("Reno/Reno", 3.0)]
+    assert set(like["aqm"]) == {"droptail"}
+    window = fluid_vs_measured.measured_window(30.0)
+    full = fluid_vs_measured.window_metrics(**setting, buffers_bdp=[2.0], windows=[window],
+                                            aqms=("droptail",), pairs={"CUBIC/CUBIC"})
+    cubic = like[like["pair"] == "CUBIC/CUBIC"].iloc[0]
+    assert cubic["jain"] == full[window].iloc[0]["jain"]
+    assert fluid_vs_measured.like_for_like(spread.iloc[:0], **setting).empty
+    assert fluid_vs_measured.at_buffers(spread, [3.0, 5.0])["pair"].tolist() == ["Reno/Reno"]

@@ -95,6 +95,9 @@ def test_every_statement_holds_on_traces_made_to_bear_them_out():
     ("the loss-based rate decoupled from the window", {("cubic", "droptail"): dict(
         LOSS_BASED_DT, rate_pct=sawtooth)}),
     ("the loss-based CCAs' small loss", {("reno", "red"): dict(LOSS_BASED_RED, loss_pct=0.5)}),
+    # the buffer holds a queue, but the window does not grow through it
+    ("the loss-based rate decoupled from the window", {("reno", "droptail"): dict(
+        LOSS_BASED_DT, queue_pct=20.0, window_pct=105.0, rate_pct=100.0)}),
     ("the loss-based CCAs never above the link under RED", {("cubic", "red"): dict(
         LOSS_BASED_RED, rate_pct=lambda t: 100 + 2 * np.sin(t))}),
     # never above the link under RED, but the window never above the BDP either
@@ -119,7 +122,15 @@ def test_probe_rtt_is_timed_from_the_solver_mode_not_from_window_dips():
     assert v.holds and v.evidence == ("drop-tail: entries at 5.0, 15.2 s; "
                                       "RED: entries at 5.0, 15.2 s")
     v = verdict("the model's BBRv2 ProbeRTT every 10 s", made(modes=probe_rtt((5.0,), 12.0)))
-    assert v.holds is False and "entries at 5.0 s of a 12-s run" in v.evidence
+    assert v.holds is None and "a run of 12 s holds too few entries" in v.evidence
+    v = verdict("the model's BBRv2 ProbeRTT every 10 s", made(modes=probe_rtt((5.0,))))
+    assert v.holds is False and "entries at 5.0 s of a 22-s run" in v.evidence
+    # the slack grows with the RTT: 10.9 s apart fails at no RTT, passes at 50 ms
+    late = probe_rtt((5.0, 15.9))
+    t = made(modes=late)
+    assert verdict("the model's BBRv2 ProbeRTT every 10 s", t).holds is False
+    assert verdict("the model's BBRv2 ProbeRTT every 10 s",
+                   ts.TraceSet(t.traces, 5.0, late, rtt_s=0.05)).holds is True
     assert ts.PROBE_RTT_RUN_S >= 2 * ts.PROBE_RTT_INTERVAL_S + ts.PROBE_RTT_SLACK_S
 
 

@@ -47,7 +47,8 @@ def statement_table(figure_id: str, prefix: str, model: pd.DataFrame,
     loss) and ``<prefix>_paper_queue`` (Figs. 8-10), each short enough for the page; claim
     the counts ``<prefix>_paper_model``, ``_measured`` and ``_agree`` (like-for-like model
     against measured) and the statements neither bears out, ``_neither``; glue those only
-    one side bears out as ``_only_model`` and ``_only_measured``. Returns the verdicts."""
+    one side bears out as ``_only_model`` and ``_only_measured``, and what both say of the
+    paper's model-only finding as ``_model_only``. Returns the verdicts."""
     said = statements.verdicts(model, statements.wide_measured(measured_spread),
                                like_for_like)
     count = statements.tally(said)
@@ -57,6 +58,7 @@ def statement_table(figure_id: str, prefix: str, model: pd.DataFrame,
     for key, value in [("model", count.model), ("measured", measured),
                        ("agree", agree), ("neither", count.neither)]:
         claims.claim(figure_id, f"{prefix}_paper_{key}", value, "{}", out_dir)
+    figures.glue(f"{prefix}_paper_model_only", statements.model_only_text(said))
     figures.glue(f"{prefix}_paper_only_model", count.only_model)
     figures.glue(f"{prefix}_paper_only_measured", count.only_measured)
     shown = said[["the paper says", "our reading", "model", "model, like for like",

@@ -489,19 +489,32 @@ def start_comparison(measured_spread: pd.DataFrame, *, capacity_mbps: float,
     return by_metric, by_pair
 
 
+def at_buffers(measured_spread: pd.DataFrame, buffers_bdp: Sequence[float]) -> pd.DataFrame:
+    """The measured spread at the buffers a page draws only (a re-run with other buffers
+    compares its model with the measurements at those, not at every buffer measured)."""
+    keep = [any(np.isclose(b, x) for x in buffers_bdp) for b in measured_spread["buffer_bdp"]]
+    return measured_spread[np.array(keep, dtype=bool)] if len(measured_spread) else measured_spread
+
+
 def like_for_like(measured_spread: pd.DataFrame, *, capacity_mbps: float,
                   rtt_min_ms: float, rtt_max_ms: float, n_flows: int) -> pd.DataFrame:
     """The model (the paper's start) over our measurements' window
-    (:func:`measured_window`) for just the pairs and buffers measured, under drop-tail:
-    the model as our testbed sees the same setting. Empty where nothing is measured."""
+    (:func:`measured_window`) at just the pairs and buffers measured, each pair only at the
+    buffers it was measured at, under drop-tail: the model as our testbed sees the same
+    settings. Empty where nothing is measured."""
     if measured_spread.empty:
         return pd.DataFrame()
     window = measured_window(rtt_min_ms, n_flows)
-    return window_metrics(
+    model = window_metrics(
         capacity_mbps=capacity_mbps, rtt_min_ms=rtt_min_ms, rtt_max_ms=rtt_max_ms,
         n_flows=n_flows, buffers_bdp=sorted(set(measured_spread["buffer_bdp"])),
         windows=[window], aqms=("droptail",), pairs=set(measured_spread["pair"]))[
         (float(window[0]), float(window[1]))]
+    measured_at = set(zip(measured_spread["pair"], measured_spread["buffer_bdp"].round(9),
+                          strict=True))
+    keep = [(p, round(b, 9)) in measured_at for p, b in zip(model["pair"], model["buffer_bdp"],
+                                                           strict=True)]
+    return model[np.array(keep, dtype=bool)].reset_index(drop=True)
 
 
 #: the aggregate figures' metrics (S-F6-10, S-F13-17), as their panels title them
