@@ -478,3 +478,17 @@ def test_like_for_like_keeps_to_the_pairs_and_buffers_measured():
     assert cubic["jain"] == full[window].iloc[0]["jain"]
     assert fluid_vs_measured.like_for_like(spread.iloc[:0], **setting).empty
     assert fluid_vs_measured.at_buffers(spread, [3.0, 5.0])["pair"].tolist() == ["Reno/Reno"]
+
+
+def test_the_trace_is_sampled_no_finer_than_the_step():
+    """Jitter samples once per virtual packet interval N/C (§4.3.5); above about 1.2 Gbit/s
+    per sender that interval is shorter than the solver's step, which bounds it: a
+    re-run of S-F13-17 at 4034 Mbit/s and 3 flows was refused by the solver before."""
+    from coexist.fluid import solve
+
+    setting = dict(rtt_min_ms=1.9, rtt_max_ms=4.1, n_flows=3, buffer_bdp=0.36,
+                   duration_s=1.0)
+    fast = fluid_vs_measured._config(("reno", "cubic"), capacity_mbps=4034.0, **setting)
+    assert fast.sample_s == solve.Config.step_s
+    slow = fluid_vs_measured._config(("reno", "cubic"), capacity_mbps=100.0, **setting)
+    assert slow.sample_s == pytest.approx(3 / (100e6 / (8 * solve.PACKET_BYTES)))

@@ -182,8 +182,10 @@ def _fluid(args: argparse.Namespace) -> int:
         rtt_lo, rtt_hi = _rtt_range(args.rtt)
         rtts = list(np.linspace(rtt_lo, rtt_hi, len(ccas)))
     pps = capacity / (8 * solve.PACKET_BYTES)
-    # sample at least once per virtual packet interval N/C, for the jitter metric
-    sample = min(1e-3, len(ccas) / pps)
+    # sample at least once per virtual packet interval N/C, for the jitter metric, and no
+    # finer than the step, which bounds what the solver resolves
+    step_s = solve.Config.step_s if args.step is None else args.step
+    sample = max(step_s, min(1e-3, len(ccas) / pps))
     if args.reading == "published":  # its own start (published.start)
         start = {"reading": "published",
                  **published.start(ccas, rtts, args.buffer_bdp * pps * rtt_lo, pps)}

@@ -89,7 +89,9 @@ def _config(pair: tuple[str, str], *, capacity_mbps: float, rtt_min_ms: float,
     alternating between the pair's algorithms, starting as ``start`` says
     (:func:`initial_windows`); in the published reading, as the authors' code starts,
     with ``post_loss`` setting every sender's initial window as it says. ``reading`` None is
-    the fluid model's default (:data:`coexist.fluid.solve.DEFAULT_READING`)."""
+    the fluid model's default (:data:`coexist.fluid.solve.DEFAULT_READING`). The trace is
+    sampled once per virtual packet interval (N/C, the paper's jitter, §4.3.5), or once per
+    step where that interval is shorter (above about 1.2 Gbit/s per sender)."""
     from ..fluid import published, solve
 
     reading = solve.DEFAULT_READING if reading is None else reading
@@ -108,7 +110,8 @@ def _config(pair: tuple[str, str], *, capacity_mbps: float, rtt_min_ms: float,
                                                 buffer_pkts=buffer_bdp * bdp, start=start)}
     return solve.dumbbell(ccas, capacity_bps=capacity_mbps * 1e6, rtt_s=rtts,
                           buffer_bdp=buffer_bdp, duration_s=duration_s, aqm=aqm,
-                          sample_s=min(1e-3, n_flows / pps), reading=reading,
+                          sample_s=max(solve.Config.step_s, min(1e-3, n_flows / pps)),
+                          reading=reading,
                           rtprop_expiry=rtprop_expiry, cubic_recovery=cubic_recovery, **kw)
 
 
