@@ -109,6 +109,28 @@ def _series(table: pd.DataFrame, pair: str, metric: str) -> pd.Series:
     return pd.Series(rows[metric].to_numpy(), index=rows["buffer_bdp"].to_numpy())
 
 
+def _droptail_series(t: pd.DataFrame, pair: str, metric: str) -> pd.Series | Verdict:
+    """One pair's metric against the buffer under drop-tail, or the verdict that says
+    what the table lacks for a trend (the pair, or a second buffer)."""
+    dt = _at(t, "droptail")
+    if pair not in set(dt["pair"]):
+        return _missing(f"no {pair} runs under drop-tail")
+    s = _series(dt, pair, metric)
+    return s if len(s) >= 2 else _missing("needs two buffers or more")
+
+
+def _loss_sensitive_droptail(t: pd.DataFrame) -> tuple[pd.DataFrame, list[str]] | Verdict:
+    """The drop-tail rows and the pairs of loss-sensitive CCAs in them, for a trend over
+    the buffers; or the verdict that says what the table lacks."""
+    dt = _at(t, "droptail")
+    pairs = _pairs(dt, lambda p: _only(p, LOSS_SENSITIVE))
+    if not pairs:
+        return _missing("no pair of loss-sensitive CCAs under drop-tail")
+    if dt["buffer_bdp"].nunique() < 2:
+        return _missing("needs two buffers or more")
+    return dt, pairs
+
+
 def _pairs(table: pd.DataFrame, keep: Callable[[str], bool]) -> list[str]:
     return [p for p in dict.fromkeys(table["pair"]) if keep(p)]
 
@@ -172,12 +194,9 @@ def _bbr2_unfair_under_red(t: pd.DataFrame) -> Verdict:
 
 
 def _bbr1_less_fair_deep(t: pd.DataFrame) -> Verdict:
-    dt = _at(t, "droptail")
-    if "BBRv1/BBRv1" not in set(dt["pair"]):
-        return _missing("no BBRv1/BBRv1 runs under drop-tail")
-    s = _series(dt, "BBRv1/BBRv1", "jain")
-    if len(s) < 2:
-        return _missing("needs two buffers or more")
+    s = _droptail_series(t, "BBRv1/BBRv1", "jain")
+    if isinstance(s, Verdict):
+        return s
     return Verdict(bool(s.iloc[0] - s.iloc[-1] > RISE),
                    f"{_fmt(s.iloc[0])} at {s.index[0]:g} BDP, {_fmt(s.iloc[-1])} at "
                    f"{s.index[-1]:g}")
@@ -198,12 +217,10 @@ def _red_unfair(t: pd.DataFrame) -> Verdict:
 
 
 def _loss_sensitive_low_loss(t: pd.DataFrame) -> Verdict:
-    dt = _at(t, "droptail")
-    pairs = _pairs(dt, lambda p: _only(p, LOSS_SENSITIVE))
-    if not pairs:
-        return _missing("no pair of loss-sensitive algorithms under drop-tail")
-    if dt["buffer_bdp"].nunique() < 2:
-        return _missing("needs two buffers or more")
+    found = _loss_sensitive_droptail(t)
+    if isinstance(found, Verdict):
+        return found
+    dt, pairs = found
     worst = max(pairs, key=lambda p: _series(dt, p, "loss_rate").max())
     peak = _series(dt, worst, "loss_rate").max()
     last = {p: _series(dt, p, "loss_rate") for p in pairs}
@@ -214,16 +231,26 @@ def _loss_sensitive_low_loss(t: pd.DataFrame) -> Verdict:
                        f"{s.index[-1]:g} BDP, at most {100 * s.iloc[-1]:.2f} % ({deep})")
 
 
+def _bbr1_extreme(t: pd.DataFrame, metric: str, highest: bool) -> pd.Series | None:
+    """The row of a pair with BBRv1 (any discipline, any buffer) where ``metric`` is
+    highest (or lowest); None without such a pair."""
+    rows = t[t["pair"].isin(_pairs(t, lambda p: "BBRv1" in members(p)))]
+    if rows.empty:
+        return None
+    return rows.loc[rows[metric].idxmax() if highest else rows[metric].idxmin()]
+
+
+def _where(row: pd.Series) -> str:
+    return (f"{row['pair']}, {'drop-tail' if row['aqm'] == 'droptail' else 'RED'}, "
+            f"{row['buffer_bdp']:g} BDP")
+
+
 def _bbr1_loss_at_most_20(t: pd.DataFrame) -> Verdict:
-    pairs = _pairs(t, lambda p: "BBRv1" in members(p))
-    if not pairs:
+    top = _bbr1_extreme(t, "loss_rate", highest=True)
+    if top is None:
         return _missing("no pair with BBRv1")
-    rows = t[t["pair"].isin(pairs)]
-    top = rows.loc[rows["loss_rate"].idxmax()]
-    ok = bool(top["loss_rate"] <= 0.20)
-    return Verdict(ok, f"highest {100 * top['loss_rate']:.1f} % ({top['pair']}, "
-                       f"{top['aqm'].replace('droptail', 'drop-tail').replace('red', 'RED')}, "
-                       f"{top['buffer_bdp']:g} BDP)")
+    return Verdict(bool(top["loss_rate"] <= 0.20),
+                   f"highest {100 * top['loss_rate']:.1f} % ({_where(top)})")
 
 
 def _bbr1_loss_falls(t: pd.DataFrame) -> Verdict:
@@ -307,12 +334,9 @@ def _bbr1_queues_most(t: pd.DataFrame) -> Verdict:
 
 
 def _bbr1_fills_buffer(t: pd.DataFrame) -> Verdict:
-    dt = _at(t, "droptail")
-    if "BBRv1/BBRv1" not in set(dt["pair"]):
-        return _missing("no BBRv1/BBRv1 runs under drop-tail")
-    s = _series(dt, "BBRv1/BBRv1", "queue_share")
-    if len(s) < 2:
-        return _missing("needs two buffers or more")
+    s = _droptail_series(t, "BBRv1/BBRv1", "queue_share")
+    if isinstance(s, Verdict):
+        return s
     ok = bool(s.min() >= 0.5)
     absolute = s * s.index
     return Verdict(ok, f"lowest {_fmt(s.min())} of the buffer, at {s.idxmin():g} BDP; a "
@@ -348,24 +372,18 @@ def _bbr2_queue_grows_deep(t: pd.DataFrame) -> Verdict:
 
 
 def _bbr1_full(t: pd.DataFrame) -> Verdict:
-    pairs = _pairs(t, lambda p: "BBRv1" in members(p))
-    if not pairs:
+    low = _bbr1_extreme(t, "utilisation", highest=False)
+    if low is None:
         return _missing("no pair with BBRv1")
-    rows = t[t["pair"].isin(pairs)]
-    low = rows.loc[rows["utilisation"].idxmin()]
-    ok = bool(low["utilisation"] >= FULL)
-    return Verdict(ok, f"lowest {low['utilisation']:.4f} ({low['pair']}, "
-                       f"{'drop-tail' if low['aqm'] == 'droptail' else 'RED'}, "
-                       f"{low['buffer_bdp']:g} BDP)")
+    return Verdict(bool(low["utilisation"] >= FULL),
+                   f"lowest {low['utilisation']:.4f} ({_where(low)})")
 
 
 def _loss_sensitive_utilisation_rises(t: pd.DataFrame) -> Verdict:
-    dt = _at(t, "droptail")
-    pairs = _pairs(dt, lambda p: _only(p, LOSS_SENSITIVE))
-    if not pairs:
-        return _missing("no pair of loss-sensitive CCAs under drop-tail")
-    if dt["buffer_bdp"].nunique() < 2:
-        return _missing("needs two buffers or more")
+    found = _loss_sensitive_droptail(t)
+    if isinstance(found, Verdict):
+        return found
+    dt, pairs = found
     ends = {p: (s.iloc[0], s.iloc[-1]) for p in pairs for s in [_series(dt, p, "utilisation")]}
     ok = all(b - a > RISE / 10 for a, b in ends.values())
     return Verdict(ok, "; ".join(f"{p} {a:.4f} to {b:.4f}" for p, (a, b) in ends.items()))

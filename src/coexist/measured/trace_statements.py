@@ -17,6 +17,7 @@ model (no start-up phase) and Linux (slow start).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,32 +131,39 @@ def _red_leaves_bbr1_rate(ts: TraceSet) -> Verdict:
                        f"RED; peak {dt.max():.1f} % and {red.max():.1f} %")
 
 
-def _red_lowers_queue(ccas: tuple[str, ...]):
+def _per_cca(ccas: tuple[str, ...], quantities: tuple[tuple[str, str], ...],
+             judge: Callable[..., tuple[bool, str]], head: str = "") -> Callable[
+                 [TraceSet], Verdict]:
+    """A test over each of ``ccas``: its traces of the (discipline, quantity) pairs
+    ``quantities`` go to ``judge``, which returns (holds, evidence) for that CCA; the test
+    holds where it holds for every one."""
     def test(ts: TraceSet) -> Verdict:
         parts, ok = [], True
         for c in ccas:
-            dt = _values(ts, c, "droptail", "queue_pct")
-            red = _values(ts, c, "red", "queue_pct")
-            if dt.empty or red.empty:
+            series = [_values(ts, c, aqm, q) for aqm, q in quantities]
+            if any(s.empty for s in series):
                 return _missing(f"needs {NAMES[c]} under drop-tail and RED")
-            ok &= bool(red.mean() < dt.mean())
-            parts.append(f"{NAMES[c]} {red.mean():.1f} % of the buffer under RED, "
-                         f"{dt.mean():.1f} % under drop-tail")
-        return Verdict(ok, "mean queue: " + "; ".join(parts))
+            holds, text = judge(NAMES[c], *series)
+            ok &= bool(holds)
+            parts.append(text)
+        return Verdict(ok, head + "; ".join(parts))
     return test
 
 
-def _loss_based_never_above_under_red(ts: TraceSet) -> Verdict:
-    parts, ok = [], True
-    for c in LOSS_BASED:
-        red = _values(ts, c, "red", "rate_pct")
-        dt = _values(ts, c, "droptail", "window_pct")
-        if red.empty or dt.empty:
-            return _missing(f"needs {NAMES[c]} under drop-tail and RED")
-        ok &= bool(red.max() <= NEVER_ABOVE_PCT and dt.max() > 100.0)
-        parts.append(f"{NAMES[c]} peak rate {red.max():.2f} % under RED, peak window "
-                     f"{dt.max():.0f} % of the BDP under drop-tail")
-    return Verdict(ok, "; ".join(parts))
+def _red_lowers_queue(ccas: tuple[str, ...]):
+    return _per_cca(ccas, (("droptail", "queue_pct"), ("red", "queue_pct")),
+                    lambda name, dt, red: (
+                        red.mean() < dt.mean(),
+                        f"{name} {red.mean():.1f} % of the buffer under RED, "
+                        f"{dt.mean():.1f} % under drop-tail"), head="mean queue: ")
+
+
+_loss_based_never_above_under_red = _per_cca(
+    LOSS_BASED, (("red", "rate_pct"), ("droptail", "window_pct")),
+    lambda name, red, dt: (
+        red.max() <= NEVER_ABOVE_PCT and dt.max() > 100.0,
+        f"{name} peak rate {red.max():.2f} % under RED, peak window {dt.max():.0f} % of the "
+        "BDP under drop-tail"))
 
 
 def _rate_decouples_from_window(ts: TraceSet) -> Verdict:
