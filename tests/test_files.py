@@ -20,15 +20,15 @@ def test_atomic_write_replaces_the_file_readable_and_leaves_nothing_else(tmp_pat
     assert [p.name for p in tmp_path.iterdir()] == ["table.csv"]
 
 
-def test_a_writer_that_fails_leaves_the_old_file_and_no_temporary_one(tmp_path):
+def test_a_write_that_fails_leaves_the_old_file_and_no_temporary_one(tmp_path, monkeypatch):
     path = tmp_path / "summary.json"
     path.write_text('{"valid": true}\n')
 
-    def half_then_crash(tmp):
-        tmp.write_text('{"val')
+    def crash(src, dst):
         raise OSError("disk full")
 
+    monkeypatch.setattr(files.os, "replace", crash)
     with pytest.raises(OSError, match="disk full"):
-        files.atomic_write_with(path, half_then_crash)
+        files.atomic_write(path, '{"val')
     assert path.read_text() == '{"valid": true}\n'
     assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]

@@ -11,25 +11,17 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
     """Replace ``path`` by ``data`` (text is written as UTF-8) in one step."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    atomic_write_with(path, lambda tmp: tmp.write_bytes(raw))
-
-
-def atomic_write_with(path: Path, write: Callable[[Path], object]) -> None:
-    """Replace ``path`` by what ``write`` puts into the temporary file it is given, in one
-    step (for writers that want a file name, such as :meth:`pandas.DataFrame.to_csv`)."""
     path = Path(path)
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
     tmp = Path(name)
     try:
-        write(tmp)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(tmp, 0o644)  # readable as any other committed file (mkstemp makes it 0600)
         os.replace(tmp, path)
     finally:

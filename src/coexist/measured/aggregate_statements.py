@@ -3,8 +3,9 @@
 Section 4.3 of the paper reads its fairness, loss, queue, utilisation and jitter figures in
 sentences ("the least fairness arises when ...", "BBRv1 uses most of the buffer
 independent of buffer size"). Each sentence here is one :class:`Statement`: what the paper
-says, the reading of it that is tested (fixed here, before any run is looked at, and shown
-on the page beside the verdict), and the test. A test runs on a table of the metrics per
+says, the reading of it that is tested (stated here and shown on the page beside the
+verdict; the readings were written with the model's tables in view, not registered before),
+and the test. A test runs on a table of the metrics per
 pair, queueing discipline and buffer, the fluid model's or our measurements' alike
 (:func:`wide_measured` brings the measured spread into that shape), and returns a
 :class:`Verdict`: whether the statement holds in that table, or why it cannot be tested
@@ -49,14 +50,17 @@ UNFAIRER = 0.05
 GROWS = 1.1
 
 
+#: how a verdict is written, by whether it holds (None: not testable)
+WORDS = {True: "holds", False: "does not hold", None: "not testable"}
+
+
 @dataclass(frozen=True)
 class Verdict:
     holds: bool | None  # None: the table lacks what the test needs
     evidence: str       # the numbers that decide it, or what is missing
 
     def text(self) -> str:
-        head = {True: "holds", False: "does not hold", None: "not testable"}[self.holds]
-        return f"{head}: {self.evidence}"
+        return f"{WORDS[self.holds]}: {self.evidence}"
 
 
 @dataclass(frozen=True)
@@ -80,11 +84,6 @@ def _against_bbr1(pair: str) -> bool:
     """A loss-sensitive algorithm against BBRv1 (the paper's least fair setting)."""
     a, b = members(pair)
     return "BBRv1" in (a, b) and a != b and ({a, b} - {"BBRv1"}) <= set(LOSS_SENSITIVE)
-
-
-def _homogeneous(pair: str, names: Sequence[str]) -> bool:
-    a, b = members(pair)
-    return a == b and a in names
 
 
 def _only(pair: str, names: Sequence[str]) -> bool:
@@ -119,16 +118,22 @@ def _droptail_series(t: pd.DataFrame, pair: str, metric: str) -> pd.Series | Ver
     return s if len(s) >= 2 else _missing("needs two buffers or more")
 
 
-def _loss_sensitive_droptail(t: pd.DataFrame) -> tuple[pd.DataFrame, list[str]] | Verdict:
-    """The drop-tail rows and the pairs of loss-sensitive CCAs in them, for a trend over
-    the buffers; or the verdict that says what the table lacks."""
+def _droptail_pairs(t: pd.DataFrame, keep: Callable[[str], bool],
+                    what: str) -> tuple[pd.DataFrame, list[str]] | Verdict:
+    """The drop-tail rows and the pairs ``keep`` picks (``what`` names them), for a trend
+    over the buffers; or the verdict that says what the table lacks."""
     dt = _at(t, "droptail")
-    pairs = _pairs(dt, lambda p: _only(p, LOSS_SENSITIVE))
+    pairs = _pairs(dt, keep)
     if not pairs:
-        return _missing("no pair of loss-sensitive CCAs under drop-tail")
+        return _missing(f"no {what} under drop-tail")
     if dt["buffer_bdp"].nunique() < 2:
         return _missing("needs two buffers or more")
     return dt, pairs
+
+
+def _loss_sensitive_droptail(t: pd.DataFrame) -> tuple[pd.DataFrame, list[str]] | Verdict:
+    return _droptail_pairs(t, lambda p: _only(p, LOSS_SENSITIVE),
+                           "pair of loss-sensitive CCAs")
 
 
 def _pairs(table: pd.DataFrame, keep: Callable[[str], bool]) -> list[str]:
@@ -221,11 +226,11 @@ def _loss_sensitive_low_loss(t: pd.DataFrame) -> Verdict:
     if isinstance(found, Verdict):
         return found
     dt, pairs = found
-    worst = max(pairs, key=lambda p: _series(dt, p, "loss_rate").max())
-    peak = _series(dt, worst, "loss_rate").max()
-    last = {p: _series(dt, p, "loss_rate") for p in pairs}
-    deep = max(pairs, key=lambda p: last[p].iloc[-1])
-    s = last[deep]
+    loss = {p: _series(dt, p, "loss_rate") for p in pairs}
+    worst = max(pairs, key=lambda p: loss[p].max())
+    peak = loss[worst].max()
+    deep = max(pairs, key=lambda p: loss[p].iloc[-1])
+    s = loss[deep]
     ok = bool(peak < 0.01 and s.iloc[-1] < NO_LOSS)
     return Verdict(ok, f"highest {100 * peak:.2f} % ({worst}); at the largest buffer, "
                        f"{s.index[-1]:g} BDP, at most {100 * s.iloc[-1]:.2f} % ({deep})")
@@ -254,12 +259,10 @@ def _bbr1_loss_at_most_20(t: pd.DataFrame) -> Verdict:
 
 
 def _bbr1_loss_falls(t: pd.DataFrame) -> Verdict:
-    dt = _at(t, "droptail")
-    pairs = _pairs(dt, lambda p: "BBRv1" in members(p))
-    if not pairs:
-        return _missing("no pair with BBRv1 under drop-tail")
-    if dt["buffer_bdp"].nunique() < 2:
-        return _missing("needs two buffers or more")
+    found = _droptail_pairs(t, lambda p: "BBRv1" in members(p), "pair with BBRv1")
+    if isinstance(found, Verdict):
+        return found
+    dt, pairs = found
     parts, ok = [], True
     for p in pairs:
         s = _series(dt, p, "loss_rate")
@@ -275,15 +278,12 @@ def _red_loss_consistent(t: pd.DataFrame) -> Verdict:
         return _missing("no RED runs")
     if red["buffer_bdp"].nunique() < 2:
         return _missing("needs two buffers or more")
-    apart = {}  # pairs whose loss rates are neither close in points nor in ratio
-    for p in dict.fromkeys(red["pair"]):
-        s = _series(red, p, "loss_rate")
-        if (s.max() - s.min() > CONSISTENT_POINTS
-                and s.max() > CONSISTENT_FACTOR * max(s.min(), 1e-12)):
-            apart[p] = (s.min(), s.max())
-    widest = max(red["pair"].unique(), key=lambda p: _series(red, p, "loss_rate").max()
-                 - _series(red, p, "loss_rate").min())
-    s = _series(red, widest, "loss_rate")
+    loss = {p: _series(red, p, "loss_rate") for p in dict.fromkeys(red["pair"])}
+    apart = {p: (s.min(), s.max()) for p, s in loss.items()  # neither close in points
+             if s.max() - s.min() > CONSISTENT_POINTS  # nor in ratio
+             and s.max() > CONSISTENT_FACTOR * max(s.min(), 1e-12)}
+    widest = max(loss, key=lambda p: loss[p].max() - loss[p].min())
+    s = loss[widest]
     if apart:
         return Verdict(False, "; ".join(f"{p} {100 * a:.2f} % to {100 * b:.2f} %"
                                         for p, (a, b) in apart.items()))
@@ -612,13 +612,12 @@ def differences(before: pd.DataFrame, after: pd.DataFrame) -> str:
     """The statements whose verdict on a side differs between two :func:`verdicts` tables
     (another setting's and this one's), where both test it: 'short (side: holds there, not
     here)', or 'none'."""
-    word = {True: "holds", False: "does not hold"}
     out = []
     for (_, b), (_, a) in zip(before.iterrows(), after.iterrows(), strict=True):
         for col, side in SIDES.items():
             if pd.notna(b[col]) and pd.notna(a[col]) and bool(b[col]) != bool(a[col]):
-                out.append(f"{a['short']} ({side}: {word[bool(b[col])]} there, "
-                           f"{word[bool(a[col])]} here)")
+                out.append(f"{a['short']} ({side}: {WORDS[bool(b[col])]} there, "
+                           f"{WORDS[bool(a[col])]} here)")
     return "; ".join(out) or "none"
 
 
@@ -626,7 +625,7 @@ def model_only_text(v: pd.DataFrame) -> str:
     """What the like-for-like model and the measurements say of each statement the paper
     finds in its model only: 'short: holds in the like-for-like model and does not hold in
     our measurements, as the paper found', or 'none'."""
-    word = {True: "holds", False: "does not hold", None: "is not testable"}
+    word = {**WORDS, None: "is not testable"}
     out = []
     for _, r in v[v["model_only"]].iterrows():
         like = None if pd.isna(r["like_holds"]) else bool(r["like_holds"])
