@@ -50,12 +50,13 @@ check: $(STAMP)
 # stored fluid-model runs recomputed bit for bit, then the book from the bundled data and
 # the stored runs (a run the store lacks is an error naming the page and `make store`) and
 # the tests that need it (figure check, browser, every figure re-run once with parameters
-# drawn inside its ranges, seeded with the commit) on both cores, then the testbed's
-# experiments alone, since their timing gates must not share the CPU.
+# drawn inside its ranges, seeded with the commit) on both cores, test by test (a module
+# that shares one browser is one xdist_group), then the testbed's experiments alone, since
+# their timing gates must not share the CPU.
 test: system-deps check
 	$(BIN)/coexist store verify --quiet
 	COEXIST_STORE_STRICT=1 $(MAKE) book BOOK_FLAGS="--bundled-only$(if $(CI), --fresh)"
-	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -n auto --dist loadfile -m "not testbed and not ($(FAST))" tests
+	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -n auto --dist loadgroup -m "not testbed and not ($(FAST))" tests
 	$(BIN)/pytest -p no:cacheprovider --durations=15 -m "testbed" tests
 
 # The committed fluid-model runs (data/model-runs): `make store` computes what the book needs

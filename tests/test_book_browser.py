@@ -8,9 +8,7 @@ import html
 import os
 import re
 import shutil
-import subprocess
 import unicodedata
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,8 @@ from .conftest import IN_CI, ROOT
 
 HTML = Path(os.environ.get("COEXIST_BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.browser
+# one worker for the module (`--dist loadgroup`): its pages open in one browser each test
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
 def _need(condition: bool, why: str) -> None:
@@ -33,16 +32,6 @@ def pages() -> list[Path]:
     toc = (ROOT / "_toc.yml").read_text()
     files = re.findall(r"(?:root|file): (\S+)", toc)
     return [HTML / f"{f}.html" for f in files]
-
-
-def dump_dom(page: Path, tmp: Path) -> str:
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-           "--no-first-run", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", f"--user-data-dir={tmp}", "--virtual-time-budget=15000",
-           "--dump-dom", page.as_uri()]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
 
 
 def test_beyond_chapter_shows_the_equilibria_of_the_bundled_data():
@@ -109,16 +98,35 @@ def test_claims_are_shown_where_the_text_quotes_them():
     assert share in page and "glue:text" not in page
 
 
+#: a page's DOM once MathJax has typeset it (its startup promise resolves after the first
+#: typesetting pass)
+_TYPESET_DOM = """(async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    await MathJax.startup.promise;
+  return document.documentElement.outerHTML;
+})()"""
+
+
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
+    """Every page's DOM as Chromium shows it, typeset. One browser opens the pages one
+    after another (a browser per page spent most of its time starting up)."""
+    from coexist.book.browser import Page
+
     _need(HTML.joinpath("index.html").exists(), "book not built: run `make book` first")
     _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
-    tmp = tmp_path_factory.mktemp("chromium")
     todo = pages()
-    # one browser per core at a time, each with a profile of its own (a profile is locked)
-    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        doms = pool.map(lambda i: dump_dom(todo[i], tmp / str(i)), range(len(todo)))
-        return dict(zip(todo, doms, strict=True))
+    browser = Page(CHROMIUM, todo[0].as_uri(), tmp_path_factory.mktemp("chromium"),
+                   timeout=120)
+    try:
+        doms = {}
+        for page in todo:
+            browser.show(page)
+            doms[page] = browser.evaluate(_TYPESET_DOM)
+        remote = [u for u in browser.requests if u.startswith(("http:", "https:"))]
+        return {"doms": doms, "remote": remote, "errors": list(browser.console)}
+    finally:
+        browser.close()
 
 
 def test_every_toc_page_was_built():
@@ -141,21 +149,21 @@ def test_no_page_shows_warnings_or_other_stderr_output():
 
 
 def test_math_is_typeset(rendered):
-    with_math = [p for p in rendered if 'class="math notranslate' in p.read_text()]
+    with_math = [p for p in rendered["doms"] if 'class="math notranslate' in p.read_text()]
     assert len(with_math) >= 4, "expected the derivation pages to contain math"
     for page in with_math:
-        dom = rendered[page]
+        dom = rendered["doms"][page]
         assert "<mjx-container" in dom, f"MathJax did not typeset {page.name}"
         assert not re.search(r'<g[^>]*data-mml-node="merror"', dom), f"math error: {page.name}"
 
 
 def test_figures_present_and_non_empty(rendered):
-    figure_pages = [p for p in rendered if p.stem.startswith("fig_")]
+    figure_pages = [p for p in rendered["doms"] if p.stem.startswith("fig_")]
     assert len(figure_pages) >= 7
     for page in figure_pages:
-        srcs = re.findall(r'<img[^>]+src="([^"]+\.svg)"', rendered[page])
-        if re.search(r'class="coexist-interactive\b', rendered[page]):  # drawn by Vega here,
-            continue  # as test_whatif_sliders_drive_the_chart_offline checks
+        srcs = re.findall(r'<img[^>]+src="([^"]+\.svg)"', rendered["doms"][page])
+        if re.search(r'class="coexist-interactive\b', rendered["doms"][page]):
+            continue  # drawn by Vega here, as test_whatif_sliders_drive_the_chart_offline checks
         assert srcs, f"no figure image on {page.name}"
         for src in srcs:
             svg = (page.parent / src).resolve()
@@ -164,7 +172,9 @@ def test_figures_present_and_non_empty(rendered):
 
 
 def test_no_script_errors_and_nothing_remote(rendered):
-    for page, dom in rendered.items():
+    assert rendered["errors"] == [], rendered["errors"]  # uncaught exceptions on any page
+    assert rendered["remote"] == [], rendered["remote"]  # requests the pages made
+    for page, dom in rendered["doms"].items():
         assert "Error loading script" not in dom, page.name
         remote = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(https?://[^"]+)"', dom)
         assert not remote, f"{page.name} loads {remote}"

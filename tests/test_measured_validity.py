@@ -93,3 +93,35 @@ def test_the_rate_ceiling_is_the_last_all_valid_rate_below_the_first_failure():
     assert top == 200.0                       # 400 passes again, but above a failure
     assert list(failing.index) == [300.0] and list(passing.index) == [100.0, 200.0, 400.0]
     assert validity.rate_ceiling(rates.assign(valid=2))[0] == 400.0
+
+
+def test_the_host_check_counts_attempts_by_outcome_and_host_evidence():
+    runs = _runs(campaign=["quiet_host"] * 5 + ["two_flow"],
+                 valid=[True, False, False, False, True, False],
+                 held_up=[False, True, True, False, True, True],
+                 failed_gates=["", "delay_lateness", "delay_lateness,probe_rtt",
+                               "delay_lateness", "", "probe_rtt"],
+                 duration_s=[15.0, 15.0, 15.0, 120.0, 120.0, 15.0],
+                 steal_pct=[0.0] * 6, stall_pct=[0.01, 0.2, 0.05, 0.0, 0.0, 1.0],
+                 sleeper_p999_ms=[0.1, 2.0, 1.1, 0.2, 0.3, 3.0],
+                 lateness_p999_ms=[0.2, 4.0, 3.0, 1.5, 0.4, 9.0])
+    counts, table = validity.host_check(runs)
+    assert counts == {"attempts": 5, "valid": 2, "held_up": 2, "not_held_up": 1}
+    assert table["attempts"].sum() == 5  # the other campaign's run is not counted
+    rows = {(r.duration_s, r.outcome): r.attempts for r in table.itertuples()}
+    assert rows[(15.0, "valid")] == 1 and rows[(120.0, "valid")] == 1
+    assert rows[(15.0, "invalid: delay_lateness (host held it up)")] == 1
+    assert rows[(15.0, "invalid: delay_lateness, probe_rtt (host held it up)")] == 1
+    assert rows[(120.0, "invalid: delay_lateness (no host evidence)")] == 1
+
+
+def test_the_host_verdict_says_which_way_the_runs_went():
+    def verdict(valid: int, attempts: int) -> str:
+        return validity.host_verdict({"attempts": attempts, "valid": valid, "held_up": 0,
+                                      "not_held_up": 0})
+
+    assert verdict(3, 10).startswith("Most runs on this virtual machine fail")
+    assert verdict(6, 10).startswith("Most runs on this virtual machine pass")
+    assert verdict(5, 10).startswith("Half the runs")
+    assert verdict(10, 10).startswith("Every run")
+    assert verdict(0, 0).startswith("No run")

@@ -88,10 +88,10 @@ def env():
     return e
 
 
-def _two_flow_run(env, out):
+def _two_flow_run(env, out, *extra: str, duration: str = "15", warmup: str = "5") -> dict:
     p = subprocess.run(_cli("run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp", "2",
-                            "--flows", "cubic:1,bbr:1", "--duration", "15", "--warmup", "5",
-                            "--json", "--out", str(out)),
+                            "--flows", "cubic:1,bbr:1", "--duration", duration, "--warmup",
+                            warmup, "--json", "--out", str(out), *extra),
                        env=env, capture_output=True, text=True, timeout=120)
     assert p.returncode in (0, 3), p.stderr
     s = json.loads(p.stdout)
@@ -112,48 +112,40 @@ def _stall(s: dict) -> float:
     return round(stall_pct_max(s.get("stall_probe")) or 0.0, 3)
 
 
-def test_cubic_vs_bbr_run(tmp_path, env):
-    """1 CUBIC + 1 BBR, 20 Mbit/s, 20 ms, 2 BDP, 15 s.
+def host_evidence(s: dict) -> dict:
+    """What the host did to a run, measured apart from the gates that judge the run: the
+    hypervisor's steal, and the in-run sleepers' wake-ups (share of time stalled, latest
+    99.9th percentile and maximum over the CPUs), beside the gates it failed and the delay
+    line's own lateness. The evidence a skip rests on."""
+    sleepers = [v for v in (s.get("stall_probe") or {}).values() if "wakeups" in v]
+    late = (s.get("delay_line") or {}).get("lateness_us") or {}
+    return {"failed": sorted(gates.failed_gates(s)), "steal_pct": _steal(s)[0],
+            "steal_busiest_second_ms": _steal(s)[1], "sleepers_stalled_pct": _stall(s),
+            "sleepers_p999_ms": max((v["p999_ms"] or 0 for v in sleepers), default=None),
+            "sleepers_max_ms": max((v["max_ms"] or 0 for v in sleepers), default=None),
+            "delay_line_p999_ms": None if late.get("p999") is None else late["p999"] / 1e3,
+            "held_up": gates.held_up(s)}
 
-    As in a campaign, a run that fails a validity gate is re-run (this virtual machine
-    occasionally stalls for milliseconds, which the lateness and probe gates catch); the
-    harness must produce a valid run within three attempts. Every attempt must have confirmed
-    both algorithms, and an invalid attempt must name the gates it failed. An attempt
-    during which the hypervisor took more than 1 % of the machine's CPU, or 1 ms of CPU
-    time within a second of the traffic, or which the in-run sleepers saw stalled for at
-    least 0.1 % of the time (``gates.disturbed``: the host stops vCPUs without the guest
-    counting steal), must have failed on timing gates only, and does not count against the
-    three: the gates caught the disturbance, which says nothing about the harness. If every
-    attempt is so disturbed, the harness cannot be judged on this machine now, and the test
-    is skipped with the steal and stalls it saw.
-    """
+
+def test_a_run_stores_its_tables_and_leaves_nothing_behind(tmp_path, env):
+    """A run's plumbing, judged whatever its timing gates said (the run goes to its end
+    even if a gate fails): both algorithms confirmed on their flows, every table stored
+    and passing its schema, the probe's median RTT at the configured 20 ms (a stall moves
+    a few probes, not the median), provenance recorded, and no namespace, registry entry
+    or scratch file left behind."""
     out = tmp_path / "runs"
-    attempts, undisturbed = [], 0
-    while undisturbed < 3 and len(attempts) < 8:
-        s = _two_flow_run(env, out)
-        attempts.append(s)
-        by_name = {g["name"]: g for g in s["gates"]}
-        assert by_name["cca_confirmed"]["passed"], by_name["cca_confirmed"]
-        if s["valid"]:
-            break
-        assert s["invalid_reasons"]
-        if gates.held_up(s):
-            assert gates.timing_only(s), (gates.failed_gates(s), s["invalid_reasons"])
-        else:
-            undisturbed += 1
-    why = [(a["invalid_reasons"], _steal(a), _stall(a)) for a in attempts]
-    if not s["valid"] and undisturbed == 0:
-        pytest.skip("every attempt ran under hypervisor steal or stalls (% of the CPU over "
-                    f"the run, ms stolen in its busiest second, % of time stalled): {why}")
-    assert s["valid"], why
-    assert s["utilisation"] >= 0.90
+    s = _two_flow_run(env, out, "--run-to-end", duration="8", warmup="3")
+    by_name = {g["name"]: g for g in s["gates"]}
+    assert by_name["cca_confirmed"]["passed"], by_name["cca_confirmed"]
+    assert by_name["flows_complete"]["passed"], by_name["flows_complete"]
+    assert by_name["drops_only_at_bottleneck"]["passed"], by_name["drops_only_at_bottleneck"]
+    assert s["valid"] or s["invalid_reasons"]
     assert [f["cca"] for f in s["flows"]] == ["cubic", "bbr"]
     assert all(f["goodput_bps"] > 0 for f in s["flows"])
     assert sum(f["share"] for f in s["flows"]) == pytest.approx(1.0)
     (probe,) = s["probe"]
-    assert abs(probe["p99_s"] - 0.020) <= 1e-3 and probe["count"] >= 100
+    assert abs(probe["p50_s"] - 0.020) <= 1e-3 and probe["count"] >= 50, probe
     assert s["provenance"]["kernel"] and s["provenance"]["tools"]["iperf3"]
-    # stored tables, and nothing left behind
     run_dir = out / s["run_id"]
     assert {f.name for f in run_dir.iterdir()} == {"summary.json", *data.RUN_FILES.values()}
     for table, fname in data.RUN_FILES.items():  # every stored table passes its schema
@@ -162,6 +154,47 @@ def test_cubic_vs_bbr_run(tmp_path, env):
     from coexist.testbed import topology
 
     assert not (topology.registry_dir() / f"{s['run_id']}.json").exists()
+    for root in topology.scratch_roots():
+        assert not list(root.glob(f"coexist-{s['run_id']}-*")), root
+
+
+#: attempts and wall time a valid run may take before the test gives the host up
+VALID_RUN_ATTEMPTS, VALID_RUN_BUDGET_S = 6, 150.0
+
+
+def test_cubic_vs_bbr_run_is_valid_when_the_host_allows(tmp_path, env):
+    """1 CUBIC + 1 BBR, 20 Mbit/s, 20 ms, 2 BDP, 10 s: the harness produces a valid run.
+
+    As in a campaign, an invalid attempt is re-run, within a budget of attempts and wall
+    time. An attempt that failed only timing gates while the host held the machine up
+    (``gates.held_up``: steal, or in-run sleepers stalled for 0.1 % of the time or late at
+    their 99.9th percentile by the lateness gate's 1 ms, measured apart from the delay line)
+    says nothing about the harness and does not count. The test fails on any other
+    invalid attempt (a gate that is not a timing gate; three timing failures on a host that
+    held nothing up), and skips with each attempt's host evidence when the host never
+    allowed a clean run within the budget.
+    """
+    out = tmp_path / "runs"
+    attempts: list[dict] = []
+    start = time.monotonic()
+    undisturbed = 0
+    while len(attempts) < VALID_RUN_ATTEMPTS and time.monotonic() - start < VALID_RUN_BUDGET_S:
+        s = _two_flow_run(env, out, duration="10", warmup="3")
+        attempts.append(s)
+        if s["valid"]:
+            assert s["utilisation"] >= 0.95 and s["bbr_share"] is not None
+            (probe,) = s["probe"]
+            assert abs(probe["p99_s"] - 0.020) <= 1e-3
+            return
+        assert s["invalid_reasons"]
+        assert gates.timing_only(s), host_evidence(s)  # only a stall can fail a run here
+        if not gates.held_up(s):
+            undisturbed += 1
+            assert undisturbed < 3, [host_evidence(a) for a in attempts]
+    pytest.skip(f"the host held up {len(attempts)} attempts in {time.monotonic() - start:.0f} "
+                f"s (failed gates; steal %, ms stolen in the busiest second; sleepers: % "
+                f"stalled, p99.9 and max wake-up lateness ms; delay line p99.9 ms): "
+                f"{[host_evidence(a) for a in attempts]}")
 
 
 def test_killed_run_is_cleaned_by_testbed_clean(tmp_path, env):
@@ -270,35 +303,81 @@ def test_staggered_bbr_flows_start_apart_and_end_together(tmp_path, env):
     assert series[series.flow == 2].t_start_s.min() >= 2.0 - 0.3
 
 
-def test_steered_acks_leave_the_delay_lines_cpu(env):
-    """``--steer-acks``: the delay line runs on the last CPU, and the ACKs it writes back are
-    steered to every other CPU (the device's rps_cpus, as the line wrote it); the run's
-    base RTT is still honoured. As in ``test_cubic_vs_bbr_run``, an attempt whose RTT
-    probe failed while the host held the machine up (``gates.held_up``) is run again, and
-    if every attempt was held up the RTT cannot be judged here now: skipped with the
-    evidence."""
-    held = []
-    for _ in range(3):
-        p = subprocess.run(_cli("run", "--capacity", "20mbit", "--rtt", "20ms",
-                                "--buffer-bdp", "2", "--flows", "cubic:1,bbr:1",
-                                "--duration", "4", "--warmup", "1", "--delay", "tun",
-                                "--steer-acks", "--run-to-end", "--json"),
-                           env=env, capture_output=True, text=True, timeout=120)
-        assert p.returncode in (0, 3), p.stderr
-        s = json.loads(p.stdout)
-        assert s["params"]["steer_acks"] is True
-        dl = s["delay_line"]
-        n = os.cpu_count()
-        assert dl["cpu"] == n - 1
-        assert int(dl["rps_cpus"].replace(",", ""), 16) == (1 << (n - 1)) - 1
-        assert dl["released"] > 0 and dl["user_s"] + dl["sys_s"] > 0
-        probe = {g["name"]: g for g in s["gates"]}["probe_rtt"]
-        if probe["passed"]:
-            return
-        assert gates.held_up(s), (probe, _steal(s), _stall(s))
-        held.append((probe["value"], _steal(s), _stall(s)))
-    pytest.skip("every attempt's RTT probe ran while the host held the machine up (|p99 - "
-                f"RTT| ms, steal %, ms stolen in the busiest second, % stalled): {held}")
+def _live_steering(p: subprocess.Popen) -> tuple[str, str, dict[str, str]]:
+    """While run ``p`` carries traffic: the CPUs the kernel lets its delay line run on, the
+    receive-packet-steering mask of each of its TUN devices as the kernel holds it (read in
+    the router's namespace), keyed by device."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and p.poll() is None:
+        names = _run_namespaces(p.pid)
+        router = next((n for n in names if n.endswith("-r")), None)
+        if router and router in _netns():
+            pids = subprocess.run(["ip", "netns", "pids", router], capture_output=True,
+                                  text=True).stdout.split()
+            line = [pid for pid in pids if _comm(pid).startswith("delayline")]
+            if line:
+                status = open(f"/proc/{line[0]}/status").read()
+                allowed = next(x.split(":")[1].strip() for x in status.splitlines()
+                               if x.startswith("Cpus_allowed_list"))
+                out = subprocess.run(
+                    ["ip", "netns", "exec", router, "sh", "-c",
+                     "for d in /sys/class/net/dl*; do echo ${d##*/} "
+                     "$(cat $d/queues/rx-0/rps_cpus); done"],
+                    capture_output=True, text=True).stdout
+                masks = dict(x.split() for x in out.splitlines() if len(x.split()) == 2)
+                return router, allowed, masks
+        time.sleep(0.1)
+    raise AssertionError("the run's delay line never showed: " + (
+        p.stderr.read().decode() if p.poll() is not None else "still starting"))
+
+
+def _comm(pid: str) -> str:
+    try:
+        return open(f"/proc/{pid}/comm").read().strip()
+    except OSError:
+        return ""
+
+
+def _delay_run(env, steer: bool) -> tuple[dict, tuple[str, str, dict[str, str]]]:
+    p = subprocess.Popen(_cli("run", "--capacity", "20mbit", "--rtt", "20ms", "--buffer-bdp",
+                              "2", "--flows", "cubic:1,bbr:1", "--duration", "6", "--warmup",
+                              "1", "--delay", "tun", "--run-to-end", "--json",
+                              *(["--steer-acks"] if steer else [])),
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    live = _live_steering(p)
+    stdout, stderr = p.communicate(timeout=120)
+    assert p.returncode in (0, 3), stderr.decode()
+    return json.loads(stdout), live
+
+
+def test_steered_acks_leave_the_delay_lines_cpu(env, capsys):
+    """``--steer-acks``: while the run carries traffic the kernel holds the delay line to the
+    last CPU and steers the packets it writes back (the ACKs) to every other CPU (each TUN
+    device's rps_cpus); without it the line may run anywhere and nothing is steered. Both
+    judged from the kernel's own state, whatever the run's timing gates said; the base RTT
+    is still honoured (the probe's median). ACK steering exists to cut the delay line's
+    lateness: the test reports the lateness with and without it, on this host, now."""
+    n = os.cpu_count()
+    others = (1 << (n - 1)) - 1
+    steered, (_, allowed, masks) = _delay_run(env, steer=True)
+    assert steered["params"]["steer_acks"] is True
+    assert allowed == str(n - 1), allowed
+    assert masks and all(int(m.replace(",", ""), 16) == others for m in masks.values()), masks
+    dl = steered["delay_line"]
+    assert dl["cpu"] == n - 1 and int(dl["rps_cpus"].replace(",", ""), 16) == others
+    assert dl["released"] > 0 and dl["user_s"] + dl["sys_s"] > 0
+    (probe,) = steered["probe"]
+    assert abs(probe["p50_s"] - 0.020) <= 1e-3, probe
+    plain, (_, allowed, masks) = _delay_run(env, steer=False)
+    assert plain["params"]["steer_acks"] is False and plain["delay_line"]["cpu"] == -1
+    assert allowed == (f"0-{n - 1}" if n > 1 else "0"), allowed
+    assert masks and all(int(m.replace(",", ""), 16) == 0 for m in masks.values()), masks
+    with capsys.disabled():
+        for name, s in (("steered", steered), ("not steered", plain)):
+            late = s["delay_line"]["lateness_us"]
+            print(f"\n  delay line {name}: lateness p99 {late['p99']:g} us, p99.9 "
+                  f"{late['p999']:g} us, max {late['max']:.0f} us; host: "
+                  f"{host_evidence(s)}", end="")
 
 
 def test_delay_line_refuses_a_bad_cpu():

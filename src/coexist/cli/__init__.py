@@ -30,7 +30,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as ended:  # --help, or a usage error: argparse printed and exits
+        try:
+            sys.stdout.flush()  # a closed pipe shows here, not when Python exits
+        except BrokenPipeError:
+            return _closed_pipe()
+        raise ended from None
     from ..book.runner import CheckFailed
     from ..closed_form.mishra import ModelDomainWarning
     from ..data import DataError
@@ -41,7 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ModelDomainWarning)
         try:
-            return args.func(args)
+            code = args.func(args)
+            sys.stdout.flush()  # a closed pipe shows here, not when Python exits
+            return code
         except ParameterError as exc:
             print(f"coexist: error: {exc}", file=sys.stderr)
             return 2
@@ -53,10 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"coexist: {where}{exc}", file=sys.stderr)
             return 1
         except BrokenPipeError:
-            # the reader of our output went away (`coexist ... | head`): stop quietly, and
-            # keep Python from reporting the pipe again when it flushes stdout at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+            return _closed_pipe()
         except (KeyboardInterrupt, Interrupted) as exc:
             print(f"coexist: interrupted ({str(exc) or 'SIGINT'}); testbed removed",
                   file=sys.stderr)
@@ -66,3 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             for text in dict.fromkeys(str(w.message) for w in caught):
                 print(f"warning: {text}", file=sys.stderr)
 
+
+def _closed_pipe() -> int:
+    """The reader of our output went away (``coexist ... | head``): stop quietly, and keep
+    Python from reporting the pipe again when it flushes stdout at exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 141  # 128 + SIGPIPE, as a shell reports a command killed by it

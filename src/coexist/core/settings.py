@@ -9,6 +9,7 @@ value and what it may be, instead of being taken as a relative directory called
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,7 +60,26 @@ def directory(name: str, *, off: bool = False) -> Path | None:
     where = Path(value)
     if where.exists() and not where.is_dir():
         raise _fail(name, value, valid, "not a directory")
+    if not where.exists():
+        _creatable(name, value, valid, where)
     return where
+
+
+def _creatable(name: str, value: str, valid: str, where: Path) -> None:
+    """Refuse a directory variable naming a path that cannot be made: its nearest existing
+    parent is not a directory, or a directory cannot be created in it (``/proc``, a
+    read-only file system). Tried by creating and removing a scratch directory there,
+    since permission bits do not tell (root may write anywhere the file system allows)."""
+    parent = where.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise _fail(name, value, valid, f"{parent} is not a directory")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".coexist-probe-", dir=parent))
+    except OSError as exc:
+        raise _fail(name, value, valid,
+                    f"no directory can be created in {parent}: {exc.strerror}") from None
 
 
 def file(name: str) -> Path | None:

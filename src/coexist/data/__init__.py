@@ -32,8 +32,9 @@ from ..core import files, sidecars
 from ..core.params import ParameterError
 from ..core.paths import DATA, ROOT  # noqa: F401 (ROOT re-exported)
 from ..core.sidecars import DataError  # noqa: F401 (re-exported: the loaders' error)
-from .gates import disturbed, stored_reasons, timing_only
+from .gates import disturbed, held_up, stored_reasons, timing_only
 from .host import (  # noqa: F401 (re-exported: the run table's columns)
+    sleeper_p999_ms_max,
     stall_pct_max,
     steal_burst_s,
     steal_pct,
@@ -470,7 +471,8 @@ RUN_SUMMARY_COLUMNS = [
     "mean_queue_delay_s", "load", "loadavg_start", "steal_s", "steal_pct",
     "steal_peak_pct", "steal_burst_s", "timing_only", "disturbed", "duration_s",
     "stopped_early_s", "steal_before_pct", "waited_for_quiet_s", "wake_p999_ms",
-    "wake_late_pct", "stall_pct", "delay_cpu_us_per_packet", "delay_sys_pct", "steer_acks",
+    "wake_late_pct", "stall_pct", "sleeper_p999_ms", "held_up", "delay_cpu_us_per_packet",
+    "delay_sys_pct", "steer_acks",
     "wall_s", "time_utc", "kernel", "iperf3",
 ]
 
@@ -504,7 +506,9 @@ def run_summaries(data_dir: Path = DATA,
     lateness, and the % of wake-ups at least 1 ms late), stall_pct (the share of the
     run's time that the sleepers on every CPU spent more than 1 ms late, the highest over
     the CPUs: :func:`coexist.testbed.wakeups.probe`; empty for runs stored before they
-    existed), delay_cpu_us_per_packet
+    existed), sleeper_p999_ms (those sleepers' latest 99.9th-percentile wake-up, ms),
+    held_up (the host held the machine up during the run, valid or not:
+    :func:`coexist.data.gates.held_up`), delay_cpu_us_per_packet
     (:func:`delay_cpu_us_per_packet`), delay_sys_pct (the share of the delay line's CPU
     time spent in the kernel; empty for runs stored before the split), steer_acks (the
     delay line's ACKs processed on the other CPUs; false for runs stored before the
@@ -563,6 +567,8 @@ def run_summaries(data_dir: Path = DATA,
             "wake_p999_ms": (s.get("wake_probe") or {}).get("p999_ms"),
             "wake_late_pct": (s.get("wake_probe") or {}).get("late_pct"),
             "stall_pct": stall_pct_max(s.get("stall_probe")),
+            "sleeper_p999_ms": sleeper_p999_ms_max(s.get("stall_probe")),
+            "held_up": held_up(s),
             "delay_cpu_us_per_packet": delay_cpu_us_per_packet(s),
             "delay_sys_pct": 100 * dl["sys_s"] / dl["cpu_s"]
             if dl.get("sys_s") is not None and dl["cpu_s"] else None,

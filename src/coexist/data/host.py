@@ -38,3 +38,24 @@ def stall_pct_max(stall_probe: dict | None) -> float | None:
     values = [v.get("stall_pct") for v in (stall_probe or {}).values()]
     values = [v for v in values if v is not None]
     return max(values) if values else None
+
+
+def sleeper_p999_ms_max(stall_probe: dict | None) -> float | None:
+    """The latest 99.9th-percentile wake-up (ms) any CPU's sleeper saw during a run, or None
+    where the run has no such probe or none reported."""
+    values = _sleeper_p999s(stall_probe)
+    return max(values) if values else None
+
+
+def sleeper_p999_ms_min(stall_probe: dict | None) -> float | None:
+    """The earliest 99.9th-percentile wake-up (ms) over the CPUs' sleepers: how late the
+    sleeper of every CPU was at least, or None where the run has no such probe or a CPU's
+    sleeper reported none (an error, or no wake-up)."""
+    values = _sleeper_p999s(stall_probe)
+    complete = bool(stall_probe) and len(values) == len(stall_probe)
+    return min(values) if complete else None
+
+
+def _sleeper_p999s(stall_probe: dict | None) -> list[float]:
+    values = [v.get("p999_ms") for v in (stall_probe or {}).values()]
+    return [v for v in values if v is not None]

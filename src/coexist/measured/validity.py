@@ -133,3 +133,48 @@ def goodput_excess(runs: pd.DataFrame) -> pd.Series:
     frame = runs["mean_packet_bytes"]
     payload_share = (frame - FRAME_OVERHEAD_BYTES) / frame
     return runs["goodput_over_capacity"] - runs["utilisation"] * payload_share
+
+
+#: the campaign that measures the harness on a quiet spell of this kind of machine
+HOST_CHECK = "quiet_host"
+
+
+def host_check(runs: pd.DataFrame) -> tuple[dict[str, int], pd.DataFrame]:
+    """The harness's verdict on a quiet machine (campaign :data:`HOST_CHECK`): every stored
+    attempt, valid or not. Returns the counts (attempts, valid, invalid while the host
+    held the machine up, invalid without such evidence) and a table by run length and by
+    cause: each invalid attempt under the gates it failed and whether the host's own
+    record (steal, or the in-run sleepers' stalls) shows it held the machine up."""
+    quiet = runs[runs["campaign"] == HOST_CHECK].copy()
+    invalid = quiet[~quiet["valid"]]
+    counts = {"attempts": len(quiet), "valid": int(quiet["valid"].sum()),
+              "held_up": int(invalid["held_up"].sum()),
+              "not_held_up": int((~invalid["held_up"].astype(bool)).sum())}
+    quiet["outcome"] = "valid"
+    quiet.loc[~quiet["valid"], "outcome"] = "invalid: " + quiet["failed_gates"].str.replace(
+        ",", ", ") + quiet["held_up"].map({True: " (host held it up)",
+                                            False: " (no host evidence)"})
+    table = quiet.groupby(["duration_s", "outcome"]).agg(
+        attempts=("run_id", "size"),
+        steal_pct_median=("steal_pct", "median"),
+        sleepers_stalled_pct_median=("stall_pct", "median"),
+        sleepers_p999_ms_median=("sleeper_p999_ms", "median"),
+        lateness_p999_ms_median=("lateness_p999_ms", "median")).reset_index()
+    return counts, table
+
+
+def host_verdict(counts: dict[str, int]) -> str:
+    """The host check's answer in one sentence, from :func:`host_check`'s counts."""
+    if not counts["attempts"]:
+        return "No run of this kind of machine's quiet spell is stored."
+    rejected = counts["attempts"] - counts["valid"]
+    if 2 * rejected > counts["attempts"]:
+        return "Most runs on this virtual machine fail a validity gate, even when nothing " \
+               "else runs on it."
+    if 2 * rejected == counts["attempts"]:
+        return "Half the runs on this virtual machine fail a validity gate, even when " \
+               "nothing else runs on it."
+    if rejected:
+        return "Most runs on this virtual machine pass every gate when nothing else runs " \
+               "on it, but not all."
+    return "Every run on this virtual machine passed every gate when nothing else ran on it."

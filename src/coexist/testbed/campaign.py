@@ -1,7 +1,7 @@
-"""Campaigns: YAML grids of experiments, run resumably, stored atomically run by run.
+"""Campaigns: grids of experiments (:mod:`.campaign_file`), run resumably, stored atomically
+run by run.
 
-A campaign file names a grid (or a list of grids) of capacities, RTTs, buffer sizes and flow
-mixes, plus durations and repeats. Every point x repeat has a stable key; a key with a valid
+Every point x repeat has a stable key; a key with a valid
 run directory is done and never re-run. Runs that fail a validity gate are moved to
 ``_invalid/`` (counted in the book) and re-run up to ``max_attempts`` times; an invalid run
 that the hypervisor explains (steal, or a stall the in-run sleepers saw:
@@ -11,18 +11,10 @@ early counts for what it took, set-up included). That time cap
 counts every stored attempt; ``run(..., again=True)`` gives every point a fresh time budget
 for that call, so a point given up only under steal is tried again on a quieter day, while
 a point with ``max_attempts`` undisturbed invalid runs stays given up.
-
-Flow mixes can be written out (``"cubic:1,bbr:1"``) or generated:
-``{mix: 10}`` is every split of 10 flows into CUBIC and BBR (0..10 BBR), and
-``{groups: {10ms: 3, 30ms: 3}}`` every per-group CUBIC/BBR split of RTT groups. A grid may
-set its own ``repeats``; a point that an earlier grid of the file already lists with the same
-settings is the same point (so a second grid can add repeats to some points of the first).
 """
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
@@ -30,204 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from .. import data
-from ..core import files, sidecars
+from ..core import files
 from ..core.params import ParameterError
 from ..data import datapackage, gates
 from . import spec
-from .load import KINDS as LOAD_KINDS
+from .campaign_file import OVERHEAD_S, Campaign, Point, load
 from .topology import TestbedError
-from .wakeups import PROBE_S
 
-GRID_KEYS = {"capacity", "rtt", "buffer_bdp", "flows"}
-# deliberate background load (see testbed.load; default none), and a grid's own number of
-# repeats (default: the campaign's)
-OPTIONAL_GRID_KEYS = {"load", "repeats"}
-SETTINGS = {"duration": 60.0, "warmup": 10.0, "interval": 1.0, "sample": 0.5,
-            "min_utilisation": 0.95, "stagger": 0.0, "steer_acks": False}
-TOP_KEYS = {"name", "title", "figures", "grid", "repeats", "max_attempts", *SETTINGS}
-#: wall-clock overhead per run beyond its duration, for ETAs and the time cap: set-up, start
-#: and teardown (4 s: the mean gap between full runs of a campaign was 4.4 s, the median 2 s),
-#: plus the wake-up probe before the run
-OVERHEAD_S = 4.0 + PROBE_S
-
-
-@dataclass(frozen=True)
-class Point:
-    """One run of a campaign: the experiment, its repeat index and its stable key."""
-
-    key: str
-    repeat: int
-    exp: spec.Experiment
-    min_utilisation: float
-    load: str = "none"
-
-
-@dataclass(frozen=True)
-class Campaign:
-    name: str
-    title: str
-    figures: tuple[str, ...]
-    points: tuple[Point, ...]
-    max_attempts: int
-    path: Path
-
-    def run_dir(self, data_dir: Path) -> Path:
-        return Path(data_dir) / "runs" / self.name
-
-
-def _fail(path: Path, message: str) -> ParameterError:
-    return ParameterError(f"{path}: {message}")
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a key given twice in one mapping (PyYAML would keep
-    the last value silently)."""
-
-
-def _mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict:
-    seen: dict = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"key {key!r} given twice (line {seen[key]} and line "
-                f"{key_node.start_mark.line + 1})", key_node.start_mark)
-        seen[key] = key_node.start_mark.line + 1
-    return loader.construct_mapping(node, deep=True)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-
-
-def _integer(value: object) -> bool:
-    """An integer, and not a boolean (YAML's ``true`` is not 1 here)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _expand_flows(entry: object, path: Path) -> list[str]:
-    """Flow-mix strings from a literal string or a ``mix``/``groups`` generator."""
-    if isinstance(entry, str):
-        return [entry]
-    if isinstance(entry, dict) and set(entry) == {"mix"}:
-        n = entry["mix"]
-        if not isinstance(n, int) or not 1 <= n <= spec.MAX_FLOWS:
-            raise _fail(path, f"flows mix = {n!r}; valid: an integer 1..{spec.MAX_FLOWS}")
-        return [f"cubic:{n - b},bbr:{b}" for b in range(n + 1)]
-    if isinstance(entry, dict) and set(entry) == {"groups"} and isinstance(entry["groups"], dict):
-        groups = list(entry["groups"].items())
-        for rtt, n in groups:
-            if not isinstance(n, int) or n < 1:
-                raise _fail(path, f"flows groups: {rtt} = {n!r}; valid: an integer >= 1")
-        out = []
-        for split in itertools.product(*[range(n + 1) for _, n in groups]):
-            out.append(",".join(f"cubic:{n - b}@{rtt},bbr:{b}@{rtt}"
-                                for (rtt, n), b in zip(groups, split, strict=True)))
-        return out
-    raise _fail(path, f"flows entry {entry!r}; valid: a string like 'cubic:1,bbr:1', "
-                      "{mix: N} or {groups: {RTT: N, ...}}")
-
-
-def _slug(value: object) -> str:
-    return str(value).replace(":", "").replace(",", "-").replace("@", "at").replace(" ", "")
-
-
-def _mix_slug(mix: str, exp: spec.Experiment) -> str:
-    """Readable key part for a flow mix; long per-flow-RTT mixes are summarised (counts per
-    CCA, RTT range) and made unique by a hash of the full mix."""
-    slug = _slug(mix)
-    if len(slug) <= 60:
-        return slug
-    counts: dict[str, int] = {}
-    for f in exp.flows:
-        counts[f.cca] = counts.get(f.cca, 0) + 1
-    rtts = [f.rtt_s * 1e3 for f in exp.flows]
-    digest = hashlib.sha1(mix.encode()).hexdigest()[:8]
-    return ("-".join(f"{c}{n}" for c, n in counts.items())
-            + f"-rtt{min(rtts):g}to{max(rtts):g}ms-{digest}")
-
-
-def load(path: Path) -> Campaign:
-    """Parse and check a campaign file; every experiment in it is validated up front."""
-    path = Path(path)
-    try:
-        doc = yaml.load(sidecars.read_text(path, "campaign file"),  # noqa: S506 (safe)
-                        Loader=_StrictLoader)
-    except sidecars.DataError as exc:
-        raise _fail(path, f"cannot read campaign: {str(exc).removeprefix(f'{path}: ')}") \
-            from None
-    except (OSError, yaml.YAMLError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise _fail(path, f"cannot read campaign: {first}") from None  # one line
-    if not isinstance(doc, dict):
-        raise _fail(path, "a campaign is a mapping of settings and a grid")
-    unknown = set(doc) - TOP_KEYS
-    if unknown:
-        raise _fail(path, f"unknown key(s) {sorted(unknown)}; valid: {sorted(TOP_KEYS)}")
-    name = doc.get("name", path.stem)
-    if name != path.stem:
-        raise _fail(path, f"name {name!r} must equal the file name {path.stem!r}")
-    repeats = doc.get("repeats", 1)
-    max_attempts = doc.get("max_attempts", 3)
-    for key, value in (("repeats", repeats), ("max_attempts", max_attempts)):
-        if not _integer(value) or not 1 <= value <= 100:
-            raise _fail(path, f"{key} = {value!r}; valid: an integer 1..100")
-    figures = doc.get("figures", [])
-    if not isinstance(figures, list) or not all(isinstance(f, str) for f in figures):
-        raise _fail(path, f"figures = {figures!r}; valid: a list of figure ids")
-    grids = doc.get("grid")
-    grids = [grids] if isinstance(grids, dict) else grids
-    if not grids or not isinstance(grids, list) or not all(isinstance(g, dict) for g in grids):
-        raise _fail(path, "grid must be a mapping (or a list of mappings) of "
-                          f"{sorted(GRID_KEYS)} and optional overrides of {sorted(SETTINGS)}")
-    points: dict[str, Point] = {}
-    for grid in grids:
-        earlier = set(points)  # a point an earlier grid lists too is one point, if identical
-        grid_repeats = grid.get("repeats", repeats)
-        if not _integer(grid_repeats) or not 1 <= grid_repeats <= 100:
-            raise _fail(path, f"grid repeats = {grid_repeats!r}; valid: an integer 1..100")
-        unknown = set(grid) - GRID_KEYS - OPTIONAL_GRID_KEYS - set(SETTINGS)
-        missing = GRID_KEYS - set(grid)
-        if unknown or missing:
-            raise _fail(path, f"grid keys: unknown {sorted(unknown)}, missing {sorted(missing)}")
-        settings = {k: grid.get(k, doc.get(k, v)) for k, v in SETTINGS.items()}
-        axes = {k: grid[k] if isinstance(grid[k], list) else [grid[k]]
-                for k in GRID_KEYS | ({"load"} & set(grid))}
-        empty = sorted(k for k, v in axes.items() if not v)
-        if empty:  # an empty axis would plan no run at all, silently
-            raise _fail(path, f"grid axis {empty} is empty; valid: one value or more")
-        mixes = [m for entry in axes["flows"] for m in _expand_flows(entry, path)]
-        loads = axes.get("load", ["none"])
-        bad = [x for x in loads if x not in LOAD_KINDS]
-        if bad:
-            raise _fail(path, f"load {bad}; valid: {', '.join(LOAD_KINDS)}")
-        for cap, rtt, buf, mix, kind in itertools.product(
-                axes["capacity"], axes["rtt"], axes["buffer_bdp"], mixes, loads):
-            try:
-                exp = spec.experiment(capacity=cap, rtt=rtt, buffer_bdp=buf, flows=mix,
-                                      duration=settings["duration"], warmup=settings["warmup"],
-                                      interval=settings["interval"], sample=settings["sample"],
-                                      stagger=settings["stagger"],
-                                      steer_acks=settings["steer_acks"])
-            except ParameterError as exc:
-                raise _fail(path, f"point {cap}, {rtt}, {buf} BDP, {mix}: {exc}") from None
-            mu = settings["min_utilisation"]
-            if not isinstance(mu, (int, float)) or not 0 <= mu <= 1:
-                raise _fail(path, f"min_utilisation = {mu!r}; valid: 0..1")
-            suffix = "" if kind == "none" else f"-load{kind}"
-            for r in range(grid_repeats):
-                key = f"{_slug(cap)}-{_slug(rtt)}-b{buf:g}-{_mix_slug(mix, exp)}{suffix}-r{r}"
-                point = Point(key, r, exp, float(mu), kind)
-                if key in earlier and points[key] == point:
-                    continue  # e.g. a second grid that adds repeats to some points
-                if key in points:
-                    raise _fail(path, f"grid point {key} appears twice"
-                                + (" with different settings" if key in earlier else ""))
-                points[key] = point
-    return Campaign(name, doc.get("title", name), tuple(figures),
-                    tuple(points.values()), max_attempts, path)
+__all__ = ["OVERHEAD_S", "Campaign", "Point", "load"]
 
 
 MAX_HARNESS_ERRORS = 3  # runs in a row the harness could not finish before a campaign stops
