@@ -11,14 +11,13 @@ every static SVG).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from ..core import sidecars
+from ..core import settings, sidecars
 from ..core.paths import PAGE_SECONDS, PAGE_SECONDS_SCHEMA
 from ..fluid.cache import PAGE_ENV
 from .claims import QUOTE
@@ -118,7 +117,7 @@ def _name_page(app: Sphinx, docname: str, source: list[str]) -> None:
     """Name the page being read in the environment its notebook's kernel inherits, so the
     fluid-model memo's census says which page read which stored run
     (:mod:`coexist.fluid.cache`). Each reading process reads one page at a time."""
-    os.environ[PAGE_ENV] = docname
+    settings.export(PAGE_ENV, docname)
 
 
 def _note_glue_sources(app: Sphinx, docname: str, source: list[str]) -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
 from pathlib import Path
 
+from ..core import settings
 from .options import (
     MAX_JOBS,
     check_scheduler,
@@ -50,7 +50,7 @@ def _store(args: argparse.Namespace) -> int:
         return 0
     if args.scheduler:
         check_scheduler(args.scheduler)
-        os.environ["COEXIST_SCHEDULER"] = args.scheduler
+        settings.export("COEXIST_SCHEDULER", args.scheduler)
     if args.what == "verify":
         problems = store.integrity(where)
         if problems:
@@ -91,10 +91,10 @@ def _store(args: argparse.Namespace) -> int:
         log = paths.BUILD / "store-census.jsonl"
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text("")
-        os.environ[cache.LOG_ENV] = str(log)
+        settings.export(cache.LOG_ENV, str(log))
         # the book runs here: a cluster's workers would compute its new runs out of the
         # census's sight (the stale ones above went to the cluster and are kept locally)
-        os.environ.pop("COEXIST_SCHEDULER", None)
+        settings.export("COEXIST_SCHEDULER", None)
         status = book.build(paths.ROOT, jobs=args.jobs, bundled_only=True, fresh=True)
         if status:
             print("coexist store: the book build failed; the store is unchanged (the runs "

@@ -1,9 +1,16 @@
-"""The environment variables the project reads, each parsed strictly in one place.
+"""The environment variables the project reads, each declared and parsed strictly here.
 
-A value with surrounding spaces, a control character, a flag other than 0 or 1, or a
-directory variable naming a regular file is refused in one line naming the variable, its
-value and what it may be, instead of being taken as a relative directory called
-``"  off "`` or a cache inside a file. An empty value counts as unset, as in the shell.
+Every variable the package reads, its own and outside tools' alike, is declared in
+:data:`VARIABLES` with its kind, its default and its meaning, and read only through
+:func:`text`, :func:`flag`, :func:`directory` or :func:`file`, which refuse a name not
+declared as that kind. A value with surrounding spaces, a control character, a flag other
+than 0 or 1, or a directory variable naming a regular file (or a place where no directory
+can be made) is refused in one line naming the variable, its value and what it may be,
+instead of being taken as a relative directory called ``"  off "`` or a cache inside a
+file. An empty value counts as unset, as in the shell.
+
+Variables set for child processes (the kernels a book build starts, a store refresh's
+census) are set here too: :func:`export` and :func:`environment`.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import os
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from .params import ParameterError
@@ -20,6 +28,62 @@ from .sidecars import CONTROL
 
 class SettingError(ParameterError):
     """An environment variable holds a value the project cannot use."""
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One environment variable the project reads: its name, how it is parsed (``text``,
+    ``flag``, ``directory`` or ``file``), what holds when it is unset, and what it means."""
+
+    name: str
+    kind: str
+    default: str
+    meaning: str
+
+
+#: every environment variable the package reads (tests and CI read a few of their own:
+#: ``CI``, ``COEXIST_RERUN_DRAWS``, ``COEXIST_RERUN_SEED``, ``COEXIST_FUZZ_EXAMPLES``,
+#: ``KILL_SEED``, ``COEXIST_BOOK_HTML``, ``COEXIST_BOOK_TABLES_BUILT``)
+VARIABLES: dict[str, Variable] = {v.name: v for v in (
+    Variable("COEXIST_FLUID_CACHE", "directory", "_build/fluid-cache in a book checkout",
+             "the fluid-model memo's local layer; 'off' disables the memo"),
+    Variable("COEXIST_FLUID_LOG", "file", "unset: no census",
+             "a file to which every fluid-model memo lookup appends a JSON line (the store's "
+             "census)"),
+    Variable("COEXIST_STORE_STRICT", "flag", "0",
+             "1: a fluid-model run the committed store lacks is an error (CI's book build)"),
+    Variable("COEXIST_PAGE", "text", "unset",
+             "the book page being executed, set by the book's Sphinx extension for its "
+             "kernels"),
+    Variable("COEXIST_SCHEDULER", "text", "unset: this machine's threads",
+             "a Dask scheduler address that fluid-model sweeps run on"),
+    Variable("COEXIST_MODEL_RUNS", "directory", "data/model-runs",
+             "the committed store of fluid-model runs"),
+    Variable("COEXIST_BUNDLED_ONLY", "flag", "0",
+             "1: read the bundled data only, never fetch external data"),
+    Variable("COEXIST_BOOK_TABLES", "directory", "unset: outside a book build",
+             "where a running book build keeps the figure tables its notebooks write"),
+    Variable("COEXIST_CACHE", "directory", "~/.cache/coexist",
+             "where fetched external data (FABRIC's) is cached"),
+    Variable("COEXIST_RUN_DIR", "directory", "/run/coexist",
+             "where live testbed runs register their namespaces"),
+    Variable("XDG_CACHE_HOME", "directory", "~/.cache",
+             "the user's cache directory: the compiled delay line, Numba's user-wide cache"),
+    Variable("NUMBA_CACHE_DIR", "directory", "unset: beside the source",
+             "Numba's cache directory (read to find the fluid kernels' cache files)"),
+    Variable("CC", "text", "the first of cc, gcc and clang on the PATH",
+             "the C compiler of the delay line"),
+)}
+
+
+def _declared(name: str, kind: str) -> Variable:
+    """The declaration of ``name`` as a variable of ``kind``; an undeclared name or another
+    kind is a programming error, not a user's."""
+    var = VARIABLES.get(name)
+    if var is None or var.kind != kind:
+        raise KeyError(f"environment variable {name} is not declared as a {kind} in "
+                       f"coexist.core.settings.VARIABLES")
+    return var
 
 
 def _fail(name: str, value: str, valid: str, why: str = "") -> SettingError:
@@ -31,6 +95,26 @@ def _fail(name: str, value: str, valid: str, why: str = "") -> SettingError:
 def text(name: str, valid: str = "a value without surrounding spaces") -> str | None:
     """The variable's value, or None if it is unset or empty; surrounding whitespace and
     control characters are refused."""
+    _declared(name, "text")
+    return _raw(name, valid)
+
+
+def text_set(name: str) -> bool:
+    """Whether the declared variable ``name`` is set to anything but the empty string
+    (before its value is parsed as its kind)."""
+    _declared_kind(name)
+    return bool(os.environ.get(name, ""))
+
+
+def _declared_kind(name: str) -> str:
+    var = VARIABLES.get(name)
+    if var is None:
+        raise KeyError(f"environment variable {name} is not declared in "
+                       f"coexist.core.settings.VARIABLES")
+    return var.kind
+
+
+def _raw(name: str, valid: str) -> str | None:
     value = os.environ.get(name, "")
     if not value:
         return None
@@ -43,7 +127,8 @@ def text(name: str, valid: str = "a value without surrounding spaces") -> str | 
 
 def flag(name: str) -> bool:
     """True for ``1``, False for ``0`` or unset; anything else is refused."""
-    value = text(name, "1 or 0")
+    _declared(name, "flag")
+    value = _raw(name, "1 or 0")
     if value not in (None, "0", "1"):
         raise _fail(name, value, "1 or 0")
     return value == "1"
@@ -53,8 +138,9 @@ def directory(name: str, *, off: bool = False) -> Path | None:
     """The directory the variable names (it need not exist yet), None if unset; with
     ``off``, the word ``off`` also gives None (the feature disabled). A path that exists and
     is not a directory is refused."""
+    _declared(name, "directory")
     valid = "a directory (or a path to create)" + (", or 'off'" if off else "")
-    value = text(name, valid)
+    value = _raw(name, valid)
     if value is None or (off and value.lower() == "off"):
         return None
     where = Path(value)
@@ -85,8 +171,9 @@ def _creatable(name: str, value: str, valid: str, where: Path) -> None:
 def file(name: str) -> Path | None:
     """The file the variable names (it need not exist yet), None if unset; a directory is
     refused, and so is a path whose parent is not a directory."""
+    _declared(name, "file")
     valid = "a file path (the file may not exist yet) in an existing directory"
-    value = text(name, valid)
+    value = _raw(name, valid)
     if value is None:
         return None
     where = Path(value)
@@ -97,10 +184,22 @@ def file(name: str) -> Path | None:
     return where
 
 
+def export(name: str, value: str | None) -> None:
+    """Set the declared variable ``name`` for this process and the children it starts
+    (None removes it)."""
+    _declared_kind(name)
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
+
 @contextmanager
 def environment(values: Mapping[str, str]) -> Iterator[None]:
-    """``values`` set in ``os.environ`` within the block (the kernels inherit them), the
-    previous values restored after it."""
+    """``values`` (declared variables) set in ``os.environ`` within the block (the kernels
+    inherit them), the previous values restored after it."""
+    for name in values:
+        _declared_kind(name)
     before = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:

@@ -18,8 +18,9 @@ run in progress, or clear ``__pycache__``.
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
+
+from ..core import settings
 
 HERE = Path(__file__).resolve().parent
 #: the modules the kernels inline
@@ -42,8 +43,8 @@ def cache_dirs() -> list[Path]:
     Numba's user-wide cache (``~/.cache/numba``, or ``$XDG_CACHE_HOME/numba``), which Numba
     takes when the source's directory cannot be written."""
     dirs = [HERE / "__pycache__"]
-    user = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "numba"
-    for root in (os.environ.get("NUMBA_CACHE_DIR"), user):
+    user = (settings.directory("XDG_CACHE_HOME") or Path.home() / ".cache") / "numba"
+    for root in (settings.directory("NUMBA_CACHE_DIR"), user):
         if root:  # Numba mirrors the source directory's absolute path beneath the root
             dirs.append(Path(root) / HERE.relative_to(HERE.anchor))
     return [d for d in dict.fromkeys(dirs) if d.is_dir()]

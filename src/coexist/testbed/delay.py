@@ -13,19 +13,19 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ..core import settings
 from .topology import TestbedError, sh
 
 SOURCE = Path(__file__).with_name("delayline.c")
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "coexist"
+    return (settings.directory("XDG_CACHE_HOME") or Path.home() / ".cache") / "coexist"
 
 
 def compiler() -> str | None:
     """The C compiler to use: ``$CC`` if set, else the first of cc, gcc, clang on PATH."""
-    for name in [os.environ.get("CC", ""), "cc", "gcc", "clang"]:
+    for name in [settings.text("CC") or "", "cc", "gcc", "clang"]:
         if name and shutil.which(name):
             return name
     return None
