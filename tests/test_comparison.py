@@ -179,13 +179,14 @@ def test_longer_run_report_glues_the_text_and_claims_the_largest_move_and_the_co
     tolerance is the run-length study's), and a page whose runs have no longer run says the
     largest move is not available rather than failing on a NaN."""
     from coexist.book import claims, figures
+    from coexist.book.figures import page
     from coexist.measured import run_length
 
     tol = run_length.TOLERANCE
     moves = pd.DataFrame({"model": ["a", "a", "b"], "buffer_bdp": [2.0, 10.0, 2.0],
                           "move": [tol / 2, tol + 0.3, tol + 0.01]})
     glued = {}
-    monkeypatch.setattr(figures, "glue_sentence", lambda name, text: glued.update({name: text}))
+    monkeypatch.setattr(page, "glue_sentence", lambda name, text: glued.update({name: text}))
     figures.longer_run_report("T-X", "tx", moves, duration_s=1200.0, warmup_s=720.0,
                               left_out="their points are left out", out_dir=str(tmp_path))
     assert glued["tx_fluid_length"] == comparison.longer_run_text(

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from coexist.book import figures, ledger
+from coexist.book.figures import tables
 from coexist.core import paths
 
 
@@ -184,23 +185,23 @@ def test_panels_beyond_two_are_stacked_in_rows_within_the_text_column():
 def test_a_page_table_rounds_its_numbers_and_points_a_long_one_to_the_download():
     frame = pd.DataFrame({"model": ["a", "b"], "error": [0.12345, float("nan")]})
     assert figures.table(frame, "probe_table", digits=2) is None  # shown where pasted
-    html = figures._page_html(frame, 2, index=False)
+    html = tables._page_html(frame, 2, index=False)
     assert "0.12" in html and "0.123" not in html and "<th>model</th>" in html
-    long = figures._page_html(pd.DataFrame({"x": range(18)}), 2, index=False)
+    long = tables._page_html(pd.DataFrame({"x": range(18)}), 2, index=False)
     assert long.count("<tr>") == figures.TABLE_ROWS  # body rows; the header row is styled
     assert "… and 3 more rows" in long
-    folded = figures._page_html(pd.DataFrame({"x": range(18)}), 2, index=False, all_rows=True)
+    folded = tables._page_html(pd.DataFrame({"x": range(18)}), 2, index=False, all_rows=True)
     assert folded.count("<tr>") == 18 and "more rows" not in folded  # behind a dropdown
 
 
 def test_a_page_table_shows_its_exact_columns_unrounded():
     frame = pd.DataFrame({"buffer (BDP)": [0.5, 2.25], "distance": [1.0, 2.4]})
-    html = figures._page_html(frame, 0, index=False, exact=("buffer (BDP)",))
+    html = tables._page_html(frame, 0, index=False, exact=("buffer (BDP)",))
     assert "<td>0.5</td>" in html and "<td>2.25</td>" in html  # as given
     assert "<td>2</td>" in html and "<td>2.4</td>" not in html  # the others rounded
     assert "<td>0</td>" not in html  # 0.5 BDP rounded to whole numbers would read 0
     with pytest.raises(ValueError, match="buffer"):
-        figures._page_html(frame, 0, index=False, exact=("buffer",))
+        tables._page_html(frame, 0, index=False, exact=("buffer",))
 
 
 def test_quoted_list_keeps_names_apart_from_the_sentence():

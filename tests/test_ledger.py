@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 from coexist.book import ledger
+from coexist.book.ledger import completion, entries
 from coexist.core.params import ParameterError
 
 
@@ -32,8 +33,8 @@ def test_parameters_cell_holds_the_defaults_and_the_check_follows(e):
 def test_the_ledger_declares_no_default():
     """Defaults live in one place, the notebooks' parameters cells: no parameter of the
     ledger's source carries one (a third argument or a ``default=``)."""
-    tree = ast.parse(Path(ledger.__file__).read_text())
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+    trees = [ast.parse(p.read_text()) for p in sorted(Path(ledger.__file__).parent.glob("*.py"))]
+    calls = [n for tree in trees for n in ast.walk(tree) if isinstance(n, ast.Call)
              and isinstance(n.func, ast.Name) and n.func.id in ("_p", "Param")]
     assert len(calls) > 50
     assert [ast.unparse(c)[:60] for c in calls
@@ -61,16 +62,16 @@ def test_a_parameters_cell_that_is_not_literals_is_refused_naming_it(tmp_path, s
 
 def test_a_default_outside_its_range_or_a_name_not_shared_is_refused(tmp_path, monkeypatch):
     e = ledger.entry("M-F6")
-    monkeypatch.setattr(ledger, "NOTEBOOKS", tmp_path)
+    monkeypatch.setattr(entries, "NOTEBOOKS", tmp_path)
     fake = ledger.Entry("X", "fig_x.ipynb", "figure", "x", e.spec)
     _notebook(tmp_path, "capacity_mbps = 100.0\nn_flows = 1\nbuffer_bdp = 2.0\n"
                         "out_dir = ''\n")
     with pytest.raises(ParameterError, match=r"fig_x.ipynb: the default parameter 'n_flows'"):
-        ledger._complete(fake)
+        completion._complete(fake)
     _notebook(tmp_path, "capacity_mbps = 100.0\nflows = 10\nbuffer_bdp = 2.0\nout_dir = ''\n")
     with pytest.raises(ParameterError, match=r"only in the cell \['flows'\], only in the "
                                              r"ledger \['n_flows'\]"):
-        ledger._complete(fake)
+        completion._complete(fake)
 
 
 def test_every_notebook_is_in_ledger_and_toc(root):

@@ -14,7 +14,7 @@ from ..core.params import Param, ParameterError, invalid
 #: Ware et al.'s competition time d (:data:`coexist.book.ledger.DURATION`'s range)
 DURATION_S = (ledger.DURATION.low, ledger.DURATION.high)
 #: a fluid run's simulated time (the metric figures' range,
-#: :func:`coexist.book.ledger._metrics_spec`),
+#: :func:`coexist.book.ledger.specs._metrics_spec`),
 #: its base RTTs and capacity (the fluid notebooks': :data:`coexist.book.ledger.TRACE_RTT`,
 #: :data:`coexist.book.ledger.FLUID_CAPACITY`)
 FLUID_DURATION_S = (0.5, 600.0)

@@ -1,0 +1,68 @@
+"""Marks every figure draws alike: fluid-model curves, measured means on their min-max bars,
+a grey note where a panel has nothing to draw, and panels laid out in rows that fit the
+text column.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from .theme import FLUID_DASH, MEASURED_COLOUR
+
+
+def note(text: str, font_size: int = 13) -> alt.Chart:
+    """A panel (or a whole figure) that says in grey text why it has nothing to draw, e.g.
+    no stored run at a reader's parameter, instead of an empty frame."""
+    return alt.Chart(pd.DataFrame({"t": [text]})).mark_text(
+        fontSize=font_size, color="#555").encode(text="t:N")
+
+
+def panels_in_rows(panels: list, per_row: int = 2) -> alt.TopLevelMixin:
+    """``panels`` side by side, at most ``per_row`` to a row, the rows stacked: the text
+    column (:data:`COLUMN`) holds two panels of 240-250 px. A figure with one panel per
+    value of a list parameter keeps its default layout (one row of two) and stacks the
+    panels of a longer list a reader gives, rather than growing wider than the column."""
+    if per_row < 1 or not panels:
+        raise ValueError(f"{len(panels)} panels, {per_row} per row; valid: at least one of each")
+    rows = [alt.hconcat(*panels[i:i + per_row]) for i in range(0, len(panels), per_row)]
+    return rows[0] if len(rows) == 1 else alt.vconcat(*rows)
+
+
+def fluid_line(base: alt.Chart, y: str | alt.Y, version: str, **encode) -> alt.Chart:
+    """A fluid-model curve: a thin line in its version's dash (:data:`FLUID_DASH`) with
+    small points at the runs, over ``base`` (which carries x and the data)."""
+    if version not in FLUID_DASH:
+        raise ValueError(f"version={version!r}: valid values are {', '.join(FLUID_DASH)}")
+    return base.mark_line(strokeDash=FLUID_DASH[version], strokeWidth=1.5,
+                          point=alt.OverlayMarkDef(size=18)).encode(y=y, **encode)
+
+
+def measured_marks(base: alt.Chart, y: str, lo: str, hi: str, *, tooltip: list | None = None,
+                   where: str | alt.Predicate | None = None, color: str | None = None,
+                   size: float = 60, shape: str = "circle",
+                   hollow: bool = False) -> tuple[alt.Chart, alt.Chart]:
+    """Measurements as every figure draws them: the mean over runs as a filled point with a
+    thin dark outline, on a bar from the smallest to the largest run.
+
+    ``base`` carries x (and a colour encoding, unless ``color`` fixes one) and the data;
+    ``y``, ``lo`` and ``hi`` name the mean, minimum and maximum columns; ``where`` keeps the
+    measured rows of a mixed table. The tooltip gets the spread and the run count
+    (``n_runs``) appended. ``hollow`` draws an open point in the colour on a thin bar: a
+    measurement shown but not used (where colour already says something else, e.g. the
+    algorithm, and grey cannot mark it). Returns the bar and the point, to be layered in
+    that order.
+    """
+    fixed = {"color": color} if color else {}
+    tip = [*(tooltip or []), alt.Tooltip(f"{lo}:Q", format=".3g", title="smallest run"),
+           alt.Tooltip(f"{hi}:Q", format=".3g", title="largest run"),
+           alt.Tooltip("n_runs:Q", title="runs")]
+    bar = base.mark_rule(strokeWidth=1 if hollow else 2, **fixed).encode(
+        y=f"{lo}:Q", y2=f"{hi}:Q")
+    outline = {"strokeWidth": 1.8} if hollow else {"stroke": MEASURED_COLOUR,
+                                                   "strokeWidth": 0.6}
+    dot = base.mark_point(filled=not hollow, size=size, shape=shape, **outline,
+                          **fixed).encode(y=f"{y}:Q", tooltip=tip)
+    if where is not None:
+        bar, dot = bar.transform_filter(where), dot.transform_filter(where)
+    return bar, dot

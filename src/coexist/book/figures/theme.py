@@ -1,0 +1,110 @@
+"""The book's look: figure size, the text column and font limits, the palette that keeps a
+series' colour the same in every figure, the names and line styles of the fluid model's
+versions, and the Altair theme that sets them.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ...measured import run_length
+
+WIDTH, HEIGHT = 520, 300
+#: the book's text column, in pixels, in a window 1280 pixels wide; a figure no wider is
+#: shown at its own size, so its labels keep theirs (a wider one would be scaled down)
+COLUMN = 676
+#: the smallest text a figure may carry, in pixels
+MIN_FONT = 11
+#: characters per line of a title and of a subtitle that fit the column
+TITLE_CHARS, SUBTITLE_CHARS = 64, 96
+PALETTE = {
+    "BBR": "#d95f02",
+    "CUBIC": "#1b9e77",
+    "Mishra et al. (sync)": "#7570b3",
+    "Mishra et al. (desync)": "#e7298a",
+    "Mishra et al.": "#7570b3",
+    "Ware et al.": "#66a61e",
+    "fair share": "#666666",
+    "measured (this testbed)": "#222222",
+    run_length.study_label(run_length.LENGTHS_S[-1]): "#0571b0",
+    run_length.NOT_SETTLED: "#a0a0a0",
+    "fluid model": "#e6ab02",
+    "fluid model, RTprop expiring": "#a6761d",
+    "fluid model, RTprop expiring, CUBIC recovery": "#1f78b4",
+}
+#: The fluid model's first two versions: as published (eq. 9 only lowers
+#: RTprop) and with Linux BBR's RTprop filter expiring, keyed by ``rtprop_expiry``.
+FLUID = {False: "fluid model", True: "fluid model, RTprop expiring"}
+#: Every version, keyed by (``rtprop_expiry``, ``cubic_recovery``): the two above and the
+#: same with CUBIC cutting once per loss episode (:mod:`coexist.fluid.solve`).
+FLUID_VERSIONS = {(False, False): FLUID[False], (True, False): FLUID[True],
+                  (False, True): "fluid model, CUBIC recovery",
+                  (True, True): "fluid model, RTprop expiring, CUBIC recovery"}
+#: The versions set beside measurements, by (``rtprop_expiry``, ``cubic_recovery``): as
+#: published, and with the RTprop expiry, the one Linux mechanism that brings the published
+#: model closer to our measurements on its own (S-Options; CUBIC's recovery alone takes it
+#: further away).
+FLUID_SHOWN = {v: FLUID_VERSIONS[v] for v in ((False, False), (True, False))}
+
+
+def fluid_names(table: pd.DataFrame) -> pd.Series:
+    """The version name of each fluid-model row, from its ``rtprop_expiry`` and
+    ``cubic_recovery`` columns (a table without the latter ran eqs. 40a-b as published)."""
+    recovery = (table["cubic_recovery"] if "cubic_recovery" in table
+                else pd.Series(False, index=table.index))
+    keys = zip(table["rtprop_expiry"].astype(bool), recovery.astype(bool), strict=True)
+    return pd.Series([FLUID_VERSIONS[k] for k in keys], index=table.index)
+
+
+@alt.theme.register("coexist", enable=False)
+def _theme() -> alt.theme.ThemeConfig:
+    return {
+        "config": {
+            "view": {"continuousWidth": WIDTH, "continuousHeight": HEIGHT},
+            "font": "DejaVu Sans, Helvetica, Arial, sans-serif",
+            "title": {"fontSize": 15, "anchor": "start", "subtitleFontSize": 12},
+            "axis": {"labelFontSize": 12, "titleFontSize": 13, "gridOpacity": 0.5},
+            "header": {"labelFontSize": 12, "titleFontSize": 13},
+            "text": {"fontSize": 12},
+            # below the plot: a legend at the side would take the width the panels need
+            "legend": {"labelFontSize": 12, "titleFontSize": 12, "labelLimit": 300,
+                       "orient": "bottom", "direction": "vertical", "columns": 2},
+        }
+    }
+
+
+def setup() -> None:
+    """Enable the project theme and the static SVG renderer (vl-convert, offline)."""
+    alt.theme.enable("coexist")
+    alt.renderers.enable("svg")
+    alt.data_transformers.disable_max_rows()
+
+
+def color_scale(domain: list[str]) -> alt.Scale:
+    """A colour scale that keeps each series' colour the same across figures."""
+    fallback = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#17becf"]
+    colours = [PALETTE.get(d, fallback[i % len(fallback)]) for i, d in enumerate(domain)]
+    return alt.Scale(domain=domain, range=colours)
+
+
+#: Line style of each fluid-model version, the same in every figure: the versions differ by
+#: dash (colour is left to what a figure compares: algorithms, bounds, settings).
+FLUID_DASH = {FLUID_VERSIONS[(False, False)]: [6, 3], FLUID_VERSIONS[(True, False)]: [2, 2],
+              FLUID_VERSIONS[(False, True)]: [8, 3, 2, 3],
+              FLUID_VERSIONS[(True, True)]: [4, 4]}
+#: how a subtitle names the two versions' line styles
+FLUID_STYLE_NOTE = "fluid model long-dashed as published, dotted with the RTprop expiring"
+#: dashes for the other series of a dash scale, in order (the first is solid)
+OTHER_DASHES = [[1, 0], [12, 4], [8, 2, 2, 2, 2, 2], [1, 1], [16, 2]]
+#: the colour of measurements wherever colour does not tell algorithms apart
+MEASURED_COLOUR = PALETTE["measured (this testbed)"]
+
+
+def dash_scale(domain: list[str]) -> alt.Scale:
+    """A stroke-dash scale in which every fluid-model version has its :data:`FLUID_DASH`
+    style and the other series (closed forms, measurements) take :data:`OTHER_DASHES` in
+    order, solid first."""
+    others = iter(OTHER_DASHES)
+    dashes = [FLUID_DASH[d] if d in FLUID_DASH else next(others) for d in domain]
+    return alt.Scale(domain=domain, range=dashes)
