@@ -108,7 +108,7 @@ def test_the_host_check_counts_attempts_by_outcome_and_host_evidence():
     counts, table = validity.host_check(runs)
     assert counts == {"attempts": 5, "valid": 2, "held_up": 2, "not_held_up": 1}
     assert table["attempts"].sum() == 5  # the other campaign's run is not counted
-    rows = {(r.duration_s, r.outcome): r.attempts for r in table.itertuples()}
+    rows = {(float(r.duration_s), r.outcome): r.attempts for r in table.itertuples()}
     assert rows[(15.0, "valid")] == 1 and rows[(120.0, "valid")] == 1
     assert rows[(15.0, "invalid: delay_lateness (host held it up)")] == 1
     assert rows[(15.0, "invalid: delay_lateness, probe_rtt (host held it up)")] == 1

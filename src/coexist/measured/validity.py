@@ -157,9 +157,9 @@ def host_check(runs: pd.DataFrame) -> tuple[dict[str, int], pd.DataFrame]:
     table = quiet.groupby(["duration_s", "outcome"]).agg(
         attempts=("run_id", "size"),
         steal_pct_median=("steal_pct", "median"),
-        sleepers_stalled_pct_median=("stall_pct", "median"),
         sleepers_p999_ms_median=("sleeper_p999_ms", "median"),
         lateness_p999_ms_median=("lateness_p999_ms", "median")).reset_index()
+    table["duration_s"] = table["duration_s"].map("{:g}".format)  # 15, not 15.00
     return counts, table
 
 
