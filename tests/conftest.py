@@ -12,6 +12,20 @@ def root() -> Path:
     return ROOT
 
 
+@pytest.fixture
+def no_campaigns_read():
+    """An empty record of the campaigns read (:func:`coexist.data.campaigns_read`) for the
+    test; the record as it was before comes back after it."""
+    from coexist import data
+
+    before = data.campaigns_read()
+    data.forget_reads()
+    yield
+    data.forget_reads()
+    for name in before:
+        data.note_read(name)
+
+
 #: what every stored run's summary.json holds (coexist.data.SUMMARY), for tests that
 #: fake a run's files: a 2-flow run at 20 Mbit/s and 20 ms
 SUMMARY_PARAMS = {"capacity_bps": 20e6, "rtt_s": 0.02, "buffer_bdp": 1.0, "buffer_bytes": 50_000,

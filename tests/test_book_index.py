@@ -66,23 +66,29 @@ def test_figure_index_names_every_figure_and_existing_campaigns():
         assert (paths.ROOT / table.set_index("figure").loc[e.id, "table"]).exists()
 
 
-def test_undeclared_campaign_named_in_the_error(monkeypatch):
-    monkeypatch.setattr(data, "CAMPAIGNS_READ", {"two_flow", "mixed_rtt"})
+def _read(*campaigns: str) -> None:
+    """A record of exactly ``campaigns`` read."""
+    data.forget_reads()
+    for name in campaigns:
+        data.note_read(name)
+
+
+def test_undeclared_campaign_named_in_the_error(no_campaigns_read):
+    _read("two_flow", "mixed_rtt")
     with pytest.raises(figures.FigureError, match="mixed_rtt"):
         figures.check_campaigns("M-F1")
-    monkeypatch.setattr(data, "CAMPAIGNS_READ", {"two_flow"})
+    _read("two_flow")
     figures.check_campaigns("M-F1")
-    monkeypatch.setattr(data, "CAMPAIGNS_READ", {"two_flow", "fluctuation"})
+    _read("two_flow", "fluctuation")
     figures.check_campaigns("T-F1")  # reads every campaign
 
 
-def test_reading_a_campaign_table_records_it(monkeypatch):
+def test_reading_a_campaign_table_records_it(no_campaigns_read):
     from coexist.measured import runs as measured
 
-    monkeypatch.setattr(data, "CAMPAIGNS_READ", set())
     measured.campaign_table("two_flow")
     measured.coverage("fluctuation")
-    assert data.CAMPAIGNS_READ == {"two_flow", "fluctuation"}
+    assert data.campaigns_read() == {"two_flow", "fluctuation"}
 
 
 def test_every_change_the_edition_page_lists_is_filled_from_a_claim():

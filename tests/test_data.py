@@ -9,7 +9,7 @@ import pytest
 
 from coexist import data
 from coexist.closed_form import nash
-from coexist.data import datapackage, gates
+from coexist.data import datapackage, gates, tables
 from coexist.measured import comparison, socket_states
 from coexist.measured import equilibria as measured_equilibria
 from coexist.measured import runs as measured
@@ -131,13 +131,12 @@ def test_against_region_does_not_widen_a_whole_number_bound_by_float_error():
     assert v.loc[0, "verdict"] == "below" and v.loc[0, "flows_outside"] == 1.0
 
 
-def test_run_summaries_of_some_campaigns_read_and_record_only_those(monkeypatch):
-    monkeypatch.setattr(data, "CAMPAIGNS_READ", set())
+def test_run_summaries_of_some_campaigns_read_and_record_only_those(no_campaigns_read):
     every = data.run_summaries()
-    assert data.CAMPAIGNS_READ == {"*"}
-    monkeypatch.setattr(data, "CAMPAIGNS_READ", set())
+    assert data.campaigns_read() == {"*"}
+    data.forget_reads()
     some = data.run_summaries(campaigns=["ceiling", "concurrency"])
-    assert data.CAMPAIGNS_READ == {"ceiling", "concurrency"}
+    assert data.campaigns_read() == {"ceiling", "concurrency"}
     # "ceiling" is its own campaign, not the prefix of "ceiling-steered"
     assert set(some["campaign"]) == {"ceiling", "concurrency"}
     expected = every[every["campaign"].isin(["ceiling", "concurrency"])]
@@ -599,12 +598,12 @@ def test_column_checks_read_every_kind_of_stored_table_as_the_rows_do(path, kind
     """The column-at-a-time reading covers the stored tables (it does not hand them back to
     the line-by-line reading) and gives the same table, dtypes and bits."""
     rows = _csv_rows(path)
-    fast = data._columns(rows, data.SCHEMAS[kind])
+    fast = tables._columns(rows, data.SCHEMAS[kind])
     if len(rows) == 1:  # a campaign with no valid run yet: the line reader answers for it
-        assert fast is None and data._rows(path, kind).empty, path
+        assert fast is None and tables._rows(path, kind).empty, path
         return
     assert fast is not None, path
-    pd.testing.assert_frame_equal(fast, data._rows(path, kind), check_exact=True)
+    pd.testing.assert_frame_equal(fast, tables._rows(path, kind), check_exact=True)
     pd.testing.assert_frame_equal(data.load_table(path, kind), fast, check_exact=True)
 
 
@@ -633,10 +632,10 @@ def _sockets(rows: list[dict]) -> str:
 def test_column_checks_give_the_rows_table(tmp_path, rows, covered):
     path = tmp_path / "sockets.csv"
     path.write_text(_sockets(rows))
-    fast = data._columns(_csv_rows(path), data.SCHEMAS["sockets"])
+    fast = tables._columns(_csv_rows(path), data.SCHEMAS["sockets"])
     assert (fast is not None) == covered
     pd.testing.assert_frame_equal(data.load_table(path, "sockets"),
-                                  data._rows(path, "sockets"), check_exact=True)
+                                  tables._rows(path, "sockets"), check_exact=True)
 
 
 @pytest.mark.parametrize("text,line", [
@@ -656,13 +655,13 @@ def test_a_table_the_column_checks_refuse_is_judged_line_by_line(tmp_path, text,
     error naming the file and line, or (a value they do not cover) the same table."""
     path = tmp_path / "sockets.csv"
     path.write_text(text)
-    assert data._columns(_csv_rows(path), data.SCHEMAS["sockets"]) is None
+    assert tables._columns(_csv_rows(path), data.SCHEMAS["sockets"]) is None
     if line is None:
         pd.testing.assert_frame_equal(data.load_table(path, "sockets"),
-                                      data._rows(path, "sockets"), check_exact=True)
+                                      tables._rows(path, "sockets"), check_exact=True)
         return
     with pytest.raises(data.DataError) as rows_error:
-        data._rows(path, "sockets")
+        tables._rows(path, "sockets")
     assert f"sockets.csv:{line}:" in str(rows_error.value)
     with pytest.raises(data.DataError, match=re.escape(str(rows_error.value))):
         data.load_table(path, "sockets")

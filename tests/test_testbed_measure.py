@@ -144,16 +144,16 @@ def test_a_control_connection_on_a_flows_client_port_is_not_that_flow():
 
 
 def test_client_ports_lie_outside_the_ephemeral_range(monkeypatch):
-    from coexist.testbed import experiment, spec, topology
+    from coexist.testbed import ports, spec, topology
 
-    assert experiment.BASE_CPORT + spec.MAX_FLOWS <= 32768  # Linux's default range
+    assert ports.BASE_CPORT + spec.MAX_FLOWS <= 32768  # Linux's default range
     plan = topology.Plan("abc123", spec.experiment(
         capacity="20mbit", rtt="20ms", buffer_bdp=2, flows="cubic:1,bbr:1"), "tun")
-    monkeypatch.setattr(experiment, "sh", lambda cmd, **kw: "32768\t60999\n")
-    experiment._check_client_ports(plan, 2)
-    monkeypatch.setattr(experiment, "sh", lambda cmd, **kw: "1024\t60999\n")
+    monkeypatch.setattr(ports, "sh", lambda cmd, **kw: "32768\t60999\n")
+    ports._check_client_ports(plan, 2)
+    monkeypatch.setattr(ports, "sh", lambda cmd, **kw: "1024\t60999\n")
     with pytest.raises(topology.TestbedError, match="ip_local_port_range 1024-60999"):
-        experiment._check_client_ports(plan, 2)
+        ports._check_client_ports(plan, 2)
 
 
 def _counter_samples(times, rate_bps, pkt_bytes=1514):

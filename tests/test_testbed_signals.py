@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from coexist.testbed import experiment
+from coexist.testbed import signals
 
 
 def _teardown_hit_by(sig: int, done: list) -> None:
@@ -33,7 +33,7 @@ def test_sigint_during_teardown_is_held_until_it_is_done(sigint_raises):
         _teardown_hit_by(signal.SIGINT, done)  # unprotected: cut short
     assert done == []
     with pytest.raises(KeyboardInterrupt):
-        with experiment._signals_deferred():
+        with signals._signals_deferred():
             _teardown_hit_by(signal.SIGINT, done)
     assert done == ["finished"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
@@ -41,17 +41,17 @@ def test_sigint_during_teardown_is_held_until_it_is_done(sigint_raises):
 
 def test_sigterm_during_teardown_goes_to_the_handler_in_place_afterwards():
     def stop(signum, _frame):
-        raise experiment.Interrupted(f"stopped by signal {signal.Signals(signum).name}")
+        raise signals.Interrupted(f"stopped by signal {signal.Signals(signum).name}")
 
     old = signal.signal(signal.SIGTERM, stop)
     try:
         done: list = []
-        with pytest.raises(experiment.Interrupted, match="SIGTERM"):
-            with experiment._signals_deferred():
+        with pytest.raises(signals.Interrupted, match="SIGTERM"):
+            with signals._signals_deferred():
                 _teardown_hit_by(signal.SIGTERM, done)
         assert done == ["finished"]
         assert signal.getsignal(signal.SIGTERM) is stop
-        with experiment._signals_deferred():  # no signal: nothing raised
+        with signals._signals_deferred():  # no signal: nothing raised
             done.append("quiet")
         assert done == ["finished", "quiet"]
     finally:

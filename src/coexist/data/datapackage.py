@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..core import files, sidecars
 from ..core.paths import DATA
-from . import RUN_FILES, SCHEMAS, read_summary
+from .schemas import RUN_FILES, SCHEMAS
+from .summary_file import read_summary
 
 
 def sha256(path: Path) -> str:

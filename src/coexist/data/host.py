@@ -1,6 +1,7 @@
-"""What a stored run's summary records of its host: the hypervisor's steal and the CPU
-stalls the sleepers saw, read back for the validity gates (:mod:`.gates`) and the run tables.
-The harness measures them (:mod:`coexist.testbed.steal`, :mod:`coexist.testbed.wakeups`)."""
+"""What a stored run's summary records of its host: the hypervisor's steal, the CPU stalls
+the sleepers saw, how busy the CPUs were and the delay line's CPU time per packet, read back
+for the validity gates (:mod:`.gates`) and the run tables (:mod:`.summaries`). The harness
+measures them (:mod:`coexist.testbed.steal`, :mod:`coexist.testbed.wakeups`)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,29 @@ def sleeper_p999_ms_min(stall_probe: dict | None) -> float | None:
 def _sleeper_p999s(stall_probe: dict | None) -> list[float]:
     values = [v.get("p999_ms") for v in (stall_probe or {}).values()]
     return [v for v in values if v is not None]
+
+
+def delay_cpu_us_per_packet(summary: dict) -> float | None:
+    """CPU time the delay line spent per packet it released, in microseconds: a fixed
+    amount of work per packet, so it tells how fast the machine ran during the run.
+    Runs that stored the delay line's own CPU time use it; older ones store only its CPU
+    share, which is multiplied by the run's wall time (that starts before the delay line
+    does, so the value is a little high). None without a delay line or a released packet."""
+    dl = summary.get("delay_line") or {}
+    if not dl.get("released"):
+        return None
+    cpu_s = dl.get("cpu_s")
+    if cpu_s is None:
+        if not summary.get("wall_s"):
+            return None
+        cpu_s = dl["cpu_fraction"] * summary["wall_s"]
+    return 1e6 * cpu_s / dl["released"]
+
+
+def busy_pct(summary: dict) -> float | None:
+    """How busy the machine's CPUs were during a run, in % of their time (busy over busy,
+    idle and stolen CPU seconds), or None where the run did not record it. Near 100 % the
+    senders, router, delay line and receivers compete for the cores."""
+    cpu = summary["provenance"].get("cpu_seconds_during_run") or {}
+    total = sum(cpu.get(k) or 0.0 for k in ("busy_s", "idle_s", "steal_s"))
+    return 100 * cpu["busy_s"] / total if cpu.get("busy_s") is not None and total else None

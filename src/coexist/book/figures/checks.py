@@ -81,7 +81,7 @@ def check_campaigns(figure_id: str) -> None:
     declared = set(ledger.entry(figure_id).campaigns)
     if "*" in declared:
         return
-    undeclared = sorted(data.CAMPAIGNS_READ - declared)
+    undeclared = sorted(data.campaigns_read() - declared)
     if undeclared:
         raise FigureError(f"{figure_id} read the campaigns {undeclared} that its ledger "
                           f"entry does not declare ({sorted(declared) or 'none'}): add them "
