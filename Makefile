@@ -50,13 +50,13 @@ check: $(STAMP)
 # stored fluid-model runs recomputed bit for bit, then the book from the bundled data and
 # the stored runs (a run the store lacks is an error naming the page and `make store`) and
 # the tests that need it (figure check, browser, every figure re-run once with parameters
-# drawn inside its ranges, seeded with the commit) on both cores, test by test (a module
-# that shares one browser is one xdist_group), then the testbed's experiments alone, since
-# their timing gates must not share the CPU.
+# drawn inside its ranges, seeded with the commit) on both cores, test by test (the
+# browser tests share one rendering of the pages through a file), then the testbed's
+# experiments alone, since their timing gates must not share the CPU.
 test: system-deps check
 	$(BIN)/coexist store verify --quiet
 	COEXIST_STORE_STRICT=1 $(MAKE) book BOOK_FLAGS="--bundled-only$(if $(CI), --fresh)"
-	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -n auto --dist loadgroup -m "not testbed and not ($(FAST))" tests
+	COEXIST_BOOK_TABLES_BUILT=_build/figures $(BIN)/pytest -p no:cacheprovider --durations=15 -n auto --dist load -m "not testbed and not ($(FAST))" tests
 	$(BIN)/pytest -p no:cacheprovider --durations=15 -m "testbed" tests
 
 # The committed fluid-model runs (data/model-runs): `make store` computes what the book needs
@@ -78,13 +78,13 @@ pdf: book
 figures: $(STAMP)
 	$(BIN)/coexist figures --check
 
-# Every figure re-run with parameters drawn inside its ledger ranges (tests/test_rerun.py):
+# Every figure re-run with parameters drawn inside its ledger ranges (tests/book/test_rerun.py):
 # RERUN_DRAWS per figure, seeded with RERUN_SEED (default: the commit), outcomes in
 # _build/rerun-outcomes.jsonl. make test runs one draw per figure, seeded with the commit
 RERUN_DRAWS ?= 1
 RERUN_SEED ?=
 fuzz-figures: $(STAMP)
-	COEXIST_RERUN_DRAWS=$(RERUN_DRAWS) COEXIST_RERUN_SEED=$(RERUN_SEED) $(BIN)/pytest -p no:cacheprovider -n auto --dist loadfile -q tests/test_rerun.py
+	COEXIST_RERUN_DRAWS=$(RERUN_DRAWS) COEXIST_RERUN_SEED=$(RERUN_SEED) $(BIN)/pytest -p no:cacheprovider -n auto --dist loadfile -q tests/book/test_rerun.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/nash_map.py

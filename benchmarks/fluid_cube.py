@@ -3,7 +3,7 @@
 Eq. (40) takes one cube per CUBIC flow and step. With ``f ** 3.0`` the library's pow was
 about half of a CUBIC flow-step; the kernel now forms the cube exactly (two fused
 multiply-adds) and calls pow only near a rounding midpoint, with the same bits
-(``tests/test_fluid_published.py``). This times both over arguments like a run's, in this
+(``tests/fluid/test_published.py``). This times both over arguments like a run's, in this
 process, and prints the ratio and the share of arguments that still call pow.
 
     python benchmarks/fluid_cube.py

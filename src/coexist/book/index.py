@@ -77,23 +77,24 @@ def _test_calls() -> tuple[dict[str, set[str]], dict[str, set[str]], dict[str, i
     calls: dict[str, set[str]] = {}
     imports: dict[str, set[str]] = {}
     lines: dict[str, int] = {}
-    for path in sorted(TESTS.glob("test_*.py")):
+    for path in sorted(TESTS.rglob("test_*.py")):
+        rel = path.relative_to(TESTS).as_posix()  # e.g. fluid/test_bbr.py
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("coexist"):
                 for a in node.names:
-                    imports.setdefault(f"{node.module}.{a.name}", set()).add(path.name)
-                imports.setdefault(node.module, set()).add(path.name)
+                    imports.setdefault(f"{node.module}.{a.name}", set()).add(rel)
+                imports.setdefault(node.module, set()).add(rel)
         for fn in tree.body:
             if not isinstance(fn, ast.FunctionDef) or not fn.name.startswith("test"):
                 continue
-            lines[f"{path.name}::{fn.name}"] = fn.lineno
+            lines[f"{rel}::{fn.name}"] = fn.lineno
             for node in ast.walk(fn):
                 if isinstance(node, ast.Call):
                     f = node.func
                     name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
                     if name:
-                        calls.setdefault(name, set()).add(f"{path.name}::{fn.name}")
+                        calls.setdefault(name, set()).add(f"{rel}::{fn.name}")
     return calls, imports, lines
 
 

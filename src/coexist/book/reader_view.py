@@ -6,7 +6,7 @@ stdout or a plain-text result, not a table or a figure), the preformatted lines 
 their box (cut off at the column's edge; a block that wraps its lines has none), the
 tables wider than the column, and the links that lead nowhere. Collapsed code (a
 ``hide-input`` cell) is not visible and does not count. The book's reader-view test
-(``tests/test_book_browser.py``) holds every page to :data:`LIMITS`; ``coexist pages``
+(``tests/book/test_browser.py``) holds every page to :data:`LIMITS`; ``coexist pages``
 prints the table.
 """
 

@@ -1,7 +1,7 @@
 """Parameters a reader might choose: random draws from a figure's spec, for re-run tests.
 
 Every accepted parameter set must give the figure (or be refused before any run, naming
-the rule it breaks), so the re-run test (``tests/test_rerun.py``) executes each figure's
+the rule it breaks), so the re-run test (``tests/book/test_rerun.py``) executes each figure's
 notebook with parameters drawn here: every value inside its ledger range, lists of one to
 three values, and cheap numerics where the spec allows them (short fluid runs, a coarse
 step, few flows) so that a draw costs seconds, not minutes. The draws are seeded (CI seeds
@@ -44,7 +44,7 @@ def _cheap_bounds(p: Param) -> tuple[float, float]:
         return low, min(high, max(low, 5.0) + 5.0)
     if name.endswith("warmup_s"):
         return low, min(high, low + 4.0)
-    if name.startswith("n_") or name.endswith("flows") or name in ("group_size",):
+    if name.startswith("n_") or name.endswith(("flows", "_n")) or name == "group_size":
         return low, min(high, low + 3)
     if name.endswith("_ms"):
         return low, min(high, max(low, 1.0) * 100)

@@ -16,7 +16,7 @@ from .topology import TestbedError
 #: Bound on the packets the ACK path carries per full-sized data packet the bottleneck
 #: can deliver: one ACK per data segment at most, and segments of at least half the MTU.
 #: Over every stored run the delay line released at most 0.79 of the full-sized packets
-#: the bottleneck could carry (test_testbed_abort checks the bound on all of them).
+#: the bottleneck could carry (tests/testbed/test_abort.py checks the bound on all of them).
 ACK_PATH_PER_DATA_PACKET_MAX = 2.0
 #: Packets per flow outside the data transfer: handshakes, iperf3's control connection
 #: and the results exchange (the server's JSON report rides the ACK path).

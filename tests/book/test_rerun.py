@@ -17,7 +17,7 @@ from coexist.book import ledger, rerun, runner
 from coexist.core.params import ParameterError
 from coexist.core.provenance import git_commit
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 DRAWS = int(os.environ.get("COEXIST_RERUN_DRAWS", "1"))
 SEED = os.environ.get("COEXIST_RERUN_SEED") or git_commit().get("commit") or "uncommitted"

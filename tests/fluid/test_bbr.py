@@ -1,6 +1,6 @@
 """BBR's equations one by one (Scherrer et al. §3.2-3.4, eqs. 9-32), in both readings:
 each function against what its equation says. That the kernels built from them compute
-what the authors' code computes is the reference tests' part (test_fluid_published)."""
+what the authors' code computes is the reference tests' part (tests/fluid/test_published.py)."""
 
 import inspect
 import math

@@ -12,7 +12,7 @@ import pytest
 from coexist.book import build as book
 from coexist.core.params import ParameterError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_extension_of_the_book_allows_parallel_reading(tmp_path):

@@ -8,11 +8,11 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_citation_cff_validates_against_the_cff_1_2_schema():
-    schema = json.loads((ROOT / "tests" / "data" / "cff" / "schema-1.2.0.json").read_text())
+    schema = json.loads((ROOT / "tests" / "fixtures" / "cff" / "schema-1.2.0.json").read_text())
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     jsonschema.validate(cff, schema)  # raises with the offending field
     assert cff["cff-version"] == "1.2.0"
@@ -30,7 +30,7 @@ def test_the_code_licence_is_the_one_the_citation_and_package_name():
 
 
 def test_a_broken_citation_is_refused_by_the_schema():
-    schema = json.loads((ROOT / "tests" / "data" / "cff" / "schema-1.2.0.json").read_text())
+    schema = json.loads((ROOT / "tests" / "fixtures" / "cff" / "schema-1.2.0.json").read_text())
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     del cff["authors"]
     try:

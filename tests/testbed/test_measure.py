@@ -10,7 +10,7 @@ import pytest
 
 from coexist.testbed import measure
 
-DATA = Path(__file__).parent / "data" / "testbed"
+DATA = Path(__file__).parents[1] / "fixtures" / "testbed"
 
 
 def read(name: str) -> str:

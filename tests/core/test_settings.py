@@ -9,7 +9,7 @@ import pytest
 
 from coexist.core import settings
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "coexist"
+SRC = Path(__file__).resolve().parents[2] / "src" / "coexist"
 
 
 def _environment_uses(path: Path) -> list[str]:

@@ -5,7 +5,7 @@ project's own one-line error naming what was wrong, before any work, never a tra
 or a hang.
 
 Each draw is labelled with its outcome (``hypothesis.event``): ``pytest
-tests/test_fuzz_inputs.py --hypothesis-show-statistics`` prints the count per outcome.
+tests/cli/test_fuzz_inputs.py --hypothesis-show-statistics`` prints the count per outcome.
 """
 
 import contextlib
@@ -36,7 +36,7 @@ EXAMPLES = int(os.environ.get("COEXIST_FUZZ_EXAMPLES", "300"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SUMMARY = next(iter(sorted((ROOT / "data" / "runs" / "two_flow").glob("*/summary.json"))))
 FLOWS = SUMMARY.with_name("flows.csv")
 SETTING = ROOT / "data" / "external" / "fabric" / "slice_1" / "setting.json"

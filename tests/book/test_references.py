@@ -5,7 +5,7 @@ import json
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BIB = ROOT / "chapters" / "references.bib"
 #: entries that can carry neither: (key, why)
 NO_LINK = {"fluctuation": "the copy the book works from names no authors, venue or address"}

@@ -15,7 +15,7 @@ import pytest
 from coexist import data
 from coexist.data import gates
 
-from .conftest import IN_CI
+from ..conftest import IN_CI
 
 pytestmark = pytest.mark.testbed
 

@@ -4,7 +4,9 @@ Needs ``make book`` first. Locally the test is skipped when the book or Chromium
 in CI (``CI=true``) that is a failure, because the check must run there.
 """
 
+import fcntl
 import html
+import json
 import os
 import re
 import shutil
@@ -13,12 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import IN_CI, ROOT
+from ..conftest import IN_CI, ROOT
 
 HTML = Path(os.environ.get("COEXIST_BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-# one worker for the module (`--dist loadgroup`): its pages open in one browser each test
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = pytest.mark.browser
 
 
 def _need(condition: bool, why: str) -> None:
@@ -107,27 +108,46 @@ _TYPESET_DOM = """(async () => {
 })()"""
 
 
-@pytest.fixture(scope="session")
-def rendered(tmp_path_factory):
-    """Every page's DOM as Chromium shows it, typeset. One browser opens the pages one
-    after another (a browser per page spent most of its time starting up). Session-scoped:
-    a worker that runs other modules' tests in between keeps it."""
+def _render_every_page(profile: Path) -> dict:
+    """Every page's DOM as Chromium shows it, typeset, with the requests the pages made and
+    their uncaught exceptions. One browser opens the pages one after another (a browser
+    per page spent most of its time starting up)."""
     from coexist.book.browser import Page
 
-    _need(HTML.joinpath("index.html").exists(), "book not built: run `make book` first")
-    _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
     todo = pages()
-    browser = Page(CHROMIUM, todo[0].as_uri(), tmp_path_factory.mktemp("chromium"),
-                   timeout=120)
+    browser = Page(CHROMIUM, todo[0].as_uri(), profile, timeout=120)
     try:
         doms = {}
         for page in todo:
             browser.show(page)
-            doms[page] = browser.evaluate(_TYPESET_DOM)
+            doms[str(page)] = browser.evaluate(_TYPESET_DOM)
         remote = [u for u in browser.requests if u.startswith(("http:", "https:"))]
         return {"doms": doms, "remote": remote, "errors": list(browser.console)}
     finally:
         browser.close()
+
+
+@pytest.fixture(scope="session")
+def rendered(tmp_path_factory, worker_id):
+    """:func:`_render_every_page`, once per test run: under pytest-xdist the first worker
+    to ask renders and the others read its result (the run's shared temporary directory,
+    under a lock), since the tests that read it land on any worker."""
+    _need(HTML.joinpath("index.html").exists(), "book not built: run `make book` first")
+    _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
+    if worker_id == "master":
+        out = _render_every_page(tmp_path_factory.mktemp("chromium"))
+    else:
+        shared = tmp_path_factory.getbasetemp().parent  # this run's, shared by its workers
+        with open(shared / "rendered.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            cache = shared / "rendered.json"
+            if cache.exists():
+                out = json.loads(cache.read_text())
+            else:
+                out = _render_every_page(tmp_path_factory.mktemp("chromium"))
+                cache.write_text(json.dumps(out))
+    out["doms"] = {Path(k): v for k, v in out["doms"].items()}
+    return out
 
 
 def test_every_toc_page_was_built():

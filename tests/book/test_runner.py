@@ -8,7 +8,7 @@ import pytest
 from coexist.book import ledger, runner
 from coexist.core.params import ParameterError
 
-from .conftest import built_tables
+from ..conftest import built_tables
 
 
 def test_overrides_are_parsed_per_figure():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "coexist"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "coexist"
 
 
 def _modules() -> dict[str, Path]:

@@ -9,9 +9,9 @@ import pytest
 from coexist.book import claims, ledger, runner
 from coexist.core.params import ParameterError
 
-from .conftest import built_tables
+from ..conftest import built_tables
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_claim_formats_once_and_writes_the_figure_claims(tmp_path):

@@ -197,7 +197,7 @@ def test_a_run_stops_once_its_lateness_gate_cannot_pass(tmp_path):
     store cleanly and leave nothing behind."""
     from coexist.testbed import topology
 
-    from .test_testbed_integration import _netns, _require_testbed
+    from .test_integration import _netns, _require_testbed
 
     _require_testbed()
     exp = spec.experiment(capacity="10mbit", rtt="20ms", buffer_bdp=2, flows="cubic:1,bbr:1",

@@ -17,7 +17,7 @@ from coexist import data
 from coexist.data import datapackage, gates
 from coexist.testbed import campaign
 
-from .test_testbed_integration import _netns, _require_testbed, _stall, _steal
+from .test_integration import _netns, _require_testbed, _stall, _steal
 
 pytestmark = pytest.mark.testbed
 

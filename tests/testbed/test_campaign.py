@@ -14,9 +14,9 @@ from coexist.core.params import ParameterError
 from coexist.data import datapackage
 from coexist.testbed import campaign
 
-from .conftest import summary_doc
+from ..conftest import summary_doc
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CAMPAIGNS = sorted((ROOT / "data" / "campaigns").glob("*.yaml"))
 
 
