@@ -105,7 +105,8 @@ ELSEWHERE = [
               ("short_warmup_s", "5"), ("long_duration_s", "20"),
               ("long_warmup_s", "5")]),  # Ware's eq. (2) outside [0, 1]; lengths equal
     ("M-F12", [("buffer_max_bdp", "100"), ("fluid_buffers_bdp", "2,10,100"), *CHEAP]),
-    ("S-F6-10", [("n_flows", "4")]),  # no 4-sender run measured
+    ("S-F6-10", [("n_flows", "4"), ("settle_s", "20"), ("duration_s", "4"),
+                 ("warmup_s", "1")]),  # no 4-sender run measured
     ("F-NE", [("fluid_flows", "4"), ("step_us", "200"), ("duration_s", "20"),
               ("warmup_s", "5")]),  # no shared setting with FABRIC
     ("F-Exp2", [("n_flows", "4"), ("step_us", "200"), ("duration_s", "20"),
