@@ -34,9 +34,9 @@ def test_the_scan_finds_a_read(tmp_path):
 
 
 def test_every_declared_variable_is_read_by_the_package():
-    text = "\n".join(p.read_text() for p in SRC.rglob("*.py")
-                     if p != SRC / "core" / "settings.py")
-    unread = [name for name in settings.VARIABLES if f'"{name}"' not in text]
+    # its declaration names it once; a read (here or in another module) names it again
+    text = "\n".join(p.read_text() for p in SRC.rglob("*.py"))
+    unread = [name for name in settings.VARIABLES if text.count(f'"{name}"') < 2]
     assert unread == []
     for var in settings.VARIABLES.values():
         assert var.kind in ("text", "flag", "directory", "file") and var.meaning and var.default

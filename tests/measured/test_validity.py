@@ -105,8 +105,11 @@ def test_the_host_check_counts_attempts_by_outcome_and_host_evidence():
                  steal_pct=[0.0] * 6, stall_pct=[0.01, 0.2, 0.05, 0.0, 0.0, 1.0],
                  sleeper_p999_ms=[0.1, 2.0, 1.1, 0.2, 0.3, 3.0],
                  lateness_p999_ms=[0.2, 4.0, 3.0, 1.5, 0.4, 9.0])
-    counts, table = validity.host_check(runs)
-    assert counts == {"attempts": 5, "valid": 2, "held_up": 2, "not_held_up": 1}
+    check = validity.host_check(runs)
+    assert (check.attempts, check.valid, check.held_up, check.not_held_up) == (5, 2, 2, 1)
+    assert check.by_length == {15.0: (1, 3), 120.0: (1, 2)}
+    assert check.rejected_share == pytest.approx(0.6)
+    table = check.table
     assert table["attempts"].sum() == 5  # the other campaign's run is not counted
     rows = {(float(r.duration_s), r.outcome): r.attempts for r in table.itertuples()}
     assert rows[(15.0, "valid")] == 1 and rows[(120.0, "valid")] == 1
@@ -117,11 +120,11 @@ def test_the_host_check_counts_attempts_by_outcome_and_host_evidence():
 
 def test_the_host_verdict_says_which_way_the_runs_went():
     def verdict(valid: int, attempts: int) -> str:
-        return validity.host_verdict({"attempts": attempts, "valid": valid, "held_up": 0,
-                                      "not_held_up": 0})
+        return validity.HostCheck(attempts, valid, 0, 0, {}, pd.DataFrame()).verdict()
 
     assert verdict(3, 10).startswith("Most runs on this virtual machine fail")
     assert verdict(6, 10).startswith("Most runs on this virtual machine pass")
     assert verdict(5, 10).startswith("Half the runs")
     assert verdict(10, 10).startswith("Every run")
     assert verdict(0, 0).startswith("No run")
+    assert validity.HostCheck(0, 0, 0, 0, {}, pd.DataFrame()).rejected_share is None

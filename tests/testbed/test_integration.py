@@ -117,12 +117,13 @@ def host_evidence(s: dict) -> dict:
     hypervisor's steal, and the in-run sleepers' wake-ups (share of time stalled, latest
     99.9th percentile and maximum over the CPUs), beside the gates it failed and the delay
     line's own lateness. The evidence a skip rests on."""
-    sleepers = [v for v in (s.get("stall_probe") or {}).values() if "wakeups" in v]
+    from coexist.data.host import per_cpu, sleeper_p999_ms_max
+
     late = (s.get("delay_line") or {}).get("lateness_us") or {}
     return {"failed": sorted(gates.failed_gates(s)), "steal_pct": _steal(s)[0],
             "steal_busiest_second_ms": _steal(s)[1], "sleepers_stalled_pct": _stall(s),
-            "sleepers_p999_ms": max((v["p999_ms"] or 0 for v in sleepers), default=None),
-            "sleepers_max_ms": max((v["max_ms"] or 0 for v in sleepers), default=None),
+            "sleepers_p999_ms": sleeper_p999_ms_max(s.get("stall_probe")),
+            "sleepers_max_ms": max(per_cpu(s.get("stall_probe"), "max_ms"), default=None),
             "delay_line_p999_ms": None if late.get("p999") is None else late["p999"] / 1e3,
             "held_up": gates.held_up(s)}
 

@@ -76,13 +76,13 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
 )}
 
 
-def _declared(name: str, kind: str) -> Variable:
-    """The declaration of ``name`` as a variable of ``kind``; an undeclared name or another
-    kind is a programming error, not a user's."""
+def _declared(name: str, kind: str | None = None) -> Variable:
+    """The declaration of ``name`` (as a variable of ``kind``, if given); an undeclared
+    name or another kind is a programming error, not a user's."""
     var = VARIABLES.get(name)
-    if var is None or var.kind != kind:
-        raise KeyError(f"environment variable {name} is not declared as a {kind} in "
-                       f"coexist.core.settings.VARIABLES")
+    if var is None or kind not in (None, var.kind):
+        raise KeyError(f"environment variable {name} is not declared"
+                       + (f" as a {kind}" if kind else "") + " in coexist.core.settings.VARIABLES")
     return var
 
 
@@ -99,19 +99,11 @@ def text(name: str, valid: str = "a value without surrounding spaces") -> str | 
     return _raw(name, valid)
 
 
-def text_set(name: str) -> bool:
+def is_set(name: str) -> bool:
     """Whether the declared variable ``name`` is set to anything but the empty string
     (before its value is parsed as its kind)."""
-    _declared_kind(name)
+    _declared(name)
     return bool(os.environ.get(name, ""))
-
-
-def _declared_kind(name: str) -> str:
-    var = VARIABLES.get(name)
-    if var is None:
-        raise KeyError(f"environment variable {name} is not declared in "
-                       f"coexist.core.settings.VARIABLES")
-    return var.kind
 
 
 def _raw(name: str, valid: str) -> str | None:
@@ -184,10 +176,15 @@ def file(name: str) -> Path | None:
     return where
 
 
+def user_cache_dir() -> Path:
+    """The user's cache directory: ``$XDG_CACHE_HOME``, else ``~/.cache``."""
+    return directory("XDG_CACHE_HOME") or Path.home() / ".cache"
+
+
 def export(name: str, value: str | None) -> None:
     """Set the declared variable ``name`` for this process and the children it starts
     (None removes it)."""
-    _declared_kind(name)
+    _declared(name)
     if value is None:
         os.environ.pop(name, None)
     else:
@@ -199,7 +196,7 @@ def environment(values: Mapping[str, str]) -> Iterator[None]:
     """``values`` (declared variables) set in ``os.environ`` within the block (the kernels
     inherit them), the previous values restored after it."""
     for name in values:
-        _declared_kind(name)
+        _declared(name)
     before = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:

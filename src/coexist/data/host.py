@@ -36,15 +36,14 @@ def stall_pct_max(stall_probe: dict | None) -> float | None:
     """The highest ``stall_pct`` (:func:`coexist.testbed.wakeups.probe`) any CPU's sleeper
     saw during a run, or None where the run has no such probe (runs stored before it
     existed) or none reported."""
-    values = [v.get("stall_pct") for v in (stall_probe or {}).values()]
-    values = [v for v in values if v is not None]
+    values = per_cpu(stall_probe, "stall_pct")
     return max(values) if values else None
 
 
 def sleeper_p999_ms_max(stall_probe: dict | None) -> float | None:
     """The latest 99.9th-percentile wake-up (ms) any CPU's sleeper saw during a run, or None
     where the run has no such probe or none reported."""
-    values = _sleeper_p999s(stall_probe)
+    values = per_cpu(stall_probe, "p999_ms")
     return max(values) if values else None
 
 
@@ -52,13 +51,15 @@ def sleeper_p999_ms_min(stall_probe: dict | None) -> float | None:
     """The earliest 99.9th-percentile wake-up (ms) over the CPUs' sleepers: how late the
     sleeper of every CPU was at least, or None where the run has no such probe or a CPU's
     sleeper reported none (an error, or no wake-up)."""
-    values = _sleeper_p999s(stall_probe)
+    values = per_cpu(stall_probe, "p999_ms")
     complete = bool(stall_probe) and len(values) == len(stall_probe)
     return min(values) if complete else None
 
 
-def _sleeper_p999s(stall_probe: dict | None) -> list[float]:
-    values = [v.get("p999_ms") for v in (stall_probe or {}).values()]
+def per_cpu(stall_probe: dict | None, key: str) -> list[float]:
+    """One summary value (``stall_pct``, ``p999_ms``, ``max_ms``, ...) of each CPU's sleeper
+    that reported it (:func:`coexist.testbed.wakeups.probe`)."""
+    values = [v.get(key) for v in (stall_probe or {}).values()]
     return [v for v in values if v is not None]
 
 

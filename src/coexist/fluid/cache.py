@@ -216,7 +216,7 @@ def code_hash() -> str:
 def directory() -> Path | None:
     """Where the local layer lives, or None when the memo is off (or there is no book
     checkout)."""
-    if settings.text_set(ENV):
+    if settings.is_set(ENV):
         return settings.directory(ENV, off=True)
     return paths.BUILD / "fluid-cache" if (ROOT / "_config.yml").exists() else None
 

@@ -43,7 +43,7 @@ def cache_dirs() -> list[Path]:
     Numba's user-wide cache (``~/.cache/numba``, or ``$XDG_CACHE_HOME/numba``), which Numba
     takes when the source's directory cannot be written."""
     dirs = [HERE / "__pycache__"]
-    user = (settings.directory("XDG_CACHE_HOME") or Path.home() / ".cache") / "numba"
+    user = settings.user_cache_dir() / "numba"
     for root in (settings.directory("NUMBA_CACHE_DIR"), user):
         if root:  # Numba mirrors the source directory's absolute path beneath the root
             dirs.append(Path(root) / HERE.relative_to(HERE.anchor))

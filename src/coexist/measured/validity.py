@@ -7,6 +7,8 @@ attempt, valid or not.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 from scipy.stats import mannwhitneyu
 
@@ -139,17 +141,49 @@ def goodput_excess(runs: pd.DataFrame) -> pd.Series:
 HOST_CHECK = "quiet_host"
 
 
-def host_check(runs: pd.DataFrame) -> tuple[dict[str, int], pd.DataFrame]:
-    """The harness's verdict on a quiet machine (campaign :data:`HOST_CHECK`): every stored
-    attempt, valid or not. Returns the counts (attempts, valid, invalid while the host
-    held the machine up, invalid without such evidence) and a table by run length and by
-    cause: each invalid attempt under the gates it failed and whether the host's own
-    record (steal, or the in-run sleepers' stalls) shows it held the machine up."""
+@dataclass(frozen=True)
+class HostCheck:
+    """The harness's verdict on a quiet machine (:func:`host_check`): attempts and valid
+    runs, overall and by run length (s), the invalid runs the host's own record explains
+    and those it does not, and a table of the attempts by run length and outcome."""
+
+    attempts: int
+    valid: int
+    held_up: int
+    not_held_up: int
+    by_length: dict[float, tuple[int, int]]  # run length -> (valid, attempts)
+    table: pd.DataFrame
+
+    @property
+    def rejected_share(self) -> float | None:
+        """The share of attempts the gates rejected (None without an attempt)."""
+        return 1 - self.valid / self.attempts if self.attempts else None
+
+    def verdict(self) -> str:
+        """The answer in one sentence."""
+        if not self.attempts:
+            return "No run of this kind of machine's quiet spell is stored."
+        rejected = self.attempts - self.valid
+        if 2 * rejected > self.attempts:
+            return "Most runs on this virtual machine fail a validity gate, even when " \
+                   "nothing else runs on it."
+        if 2 * rejected == self.attempts:
+            return "Half the runs on this virtual machine fail a validity gate, even when " \
+                   "nothing else runs on it."
+        if rejected:
+            return "Most runs on this virtual machine pass every gate when nothing else " \
+                   "runs on it, but not all."
+        return "Every run on this virtual machine passed every gate when nothing else ran " \
+               "on it."
+
+
+def host_check(runs: pd.DataFrame) -> HostCheck:
+    """The harness's verdict on a quiet machine (campaign :data:`HOST_CHECK`), read from
+    every stored attempt, valid or not: each invalid attempt under the gates it failed and
+    whether the host's own record (steal, or the in-run sleepers' stalls) shows it held the
+    machine up."""
     quiet = runs[runs["campaign"] == HOST_CHECK].copy()
     invalid = quiet[~quiet["valid"]]
-    counts = {"attempts": len(quiet), "valid": int(quiet["valid"].sum()),
-              "held_up": int(invalid["held_up"].sum()),
-              "not_held_up": int((~invalid["held_up"].astype(bool)).sum())}
     quiet["outcome"] = "valid"
     quiet.loc[~quiet["valid"], "outcome"] = "invalid: " + quiet["failed_gates"].str.replace(
         ",", ", ") + quiet["held_up"].map({True: " (host held it up)",
@@ -160,21 +194,7 @@ def host_check(runs: pd.DataFrame) -> tuple[dict[str, int], pd.DataFrame]:
         sleepers_p999_ms_median=("sleeper_p999_ms", "median"),
         lateness_p999_ms_median=("lateness_p999_ms", "median")).reset_index()
     table["duration_s"] = table["duration_s"].map("{:g}".format)  # 15, not 15.00
-    return counts, table
-
-
-def host_verdict(counts: dict[str, int]) -> str:
-    """The host check's answer in one sentence, from :func:`host_check`'s counts."""
-    if not counts["attempts"]:
-        return "No run of this kind of machine's quiet spell is stored."
-    rejected = counts["attempts"] - counts["valid"]
-    if 2 * rejected > counts["attempts"]:
-        return "Most runs on this virtual machine fail a validity gate, even when nothing " \
-               "else runs on it."
-    if 2 * rejected == counts["attempts"]:
-        return "Half the runs on this virtual machine fail a validity gate, even when " \
-               "nothing else runs on it."
-    if rejected:
-        return "Most runs on this virtual machine pass every gate when nothing else runs " \
-               "on it, but not all."
-    return "Every run on this virtual machine passed every gate when nothing else ran on it."
+    by_length = {float(d): (int(g["valid"].sum()), len(g))
+                 for d, g in quiet.groupby("duration_s")}
+    return HostCheck(len(quiet), int(quiet["valid"].sum()), int(invalid["held_up"].sum()),
+                     int((~invalid["held_up"].astype(bool)).sum()), by_length, table)

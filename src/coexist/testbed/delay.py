@@ -20,7 +20,7 @@ SOURCE = Path(__file__).with_name("delayline.c")
 
 
 def cache_dir() -> Path:
-    return (settings.directory("XDG_CACHE_HOME") or Path.home() / ".cache") / "coexist"
+    return settings.user_cache_dir() / "coexist"
 
 
 def compiler() -> str | None:
