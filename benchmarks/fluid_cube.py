@@ -16,7 +16,7 @@ import time
 import numba
 import numpy as np
 
-from coexist.fluid import published
+from coexist.fluid.model import published
 
 
 @numba.njit

@@ -1,7 +1,7 @@
 """Benchmark: the fluid model's compiled kernel against a plain C loop over the same
 equations, the physical limit of one core on this machine.
 
-``fluid_kernel_limit.c`` is :func:`coexist.fluid.published.integrate` written out in C,
+``fluid_kernel_limit.c`` is :func:`coexist.fluid.model.published.integrate` written out in C,
 operation for operation, without the sampled traces (the C loop keeps only the metrics).
 It is compiled with ``cc -O2 -ffp-contract=off`` (no fast-math, no fused multiply-add
 but the two explicit ones of the kernel's cube), so it rounds as the compiled Python
@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from coexist.fluid import equilibria, published, solve
+from coexist.fluid.model import published, solve
+from coexist.fluid.studies import equilibria
 
 HERE = Path(__file__).resolve().parent
 RTOL = 1e-9
@@ -38,7 +39,7 @@ MIXES = {"5 CUBIC + 5 BBRv1": ("bbr1", False), "5 CUBIC + 5 BBRv2, RTprop expiry
 
 
 def config(variant: str, expiry: bool, duration_s: float) -> solve.Config:
-    """The mix as the equilibrium searches build it (:mod:`coexist.fluid.equilibria`)."""
+    """The mix as the equilibrium searches build it (:mod:`coexist.fluid.studies.equilibria`)."""
     cfg, _ = equilibria.mix_config((5,), 10, [0.04], 2.0, 100e6, variant, duration_s, 5e-5,
                                    expiry, False, "published")
     return cfg

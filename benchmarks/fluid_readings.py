@@ -1,8 +1,8 @@
 """Benchmark: the fluid model's two readings on one scenario, per flow-step.
 
-The published reading (:mod:`coexist.fluid.published`) integrates the model as the authors'
+The published reading (:mod:`coexist.fluid.model.published`) integrates the model as the authors'
 code does: ms units, several smooth steps per flow-step, histories of more variables. This
-measures what that costs against the printed reading (:mod:`coexist.fluid.solve`) on the
+measures what that costs against the printed reading (:mod:`coexist.fluid.model.solve`) on the
 solver benchmark's scenario (5 CUBIC + 5 BBRv1, 100 Mbit/s, 2 BDP, 10 s at 10 us) and on
 10 BBRv2 and 10 CUBIC flows. Both readings run in this process, one after the other, so
 the ratio holds on any machine; the authors' own code, timed when data/reference was made,
@@ -14,7 +14,8 @@ from __future__ import annotations
 import sys
 import time
 
-from coexist.fluid import authors, solve
+from coexist.fluid.model import solve
+from coexist.fluid.studies import authors
 
 SCENARIOS = {"5 CUBIC + 5 BBRv1": ["cubic"] * 5 + ["bbr1"] * 5, "10 BBRv2": ["bbr2"] * 10,
              "10 CUBIC": ["cubic"] * 10}

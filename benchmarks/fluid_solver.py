@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from coexist.fluid import reference, solve
+from coexist.fluid.model import oracle, solve
 
 CCAS = ["cubic"] * 5 + ["bbr1"] * 5
 RTTS = [0.030 + 0.001 * i for i in range(10)]
@@ -35,7 +35,7 @@ def main() -> int:
     fast = solve.run(config(SIM_S))
     fast_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ref = reference.run(config(REFERENCE_S))
+    ref = oracle.run(config(REFERENCE_S))
     ref_s = time.perf_counter() - t0
     short = solve.run(config(REFERENCE_S))
     worst = 0.0

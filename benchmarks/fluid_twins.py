@@ -3,7 +3,7 @@
 Re-running M-F11 with one new RTT runs every mix of 10 flows for each of its four BBR
 versions (BBRv1 and BBRv2, with and without the RTprop expiry) at six buffers: 246 runs of
 120 s at the 50-us step. The kernel computes flows whose every value repeats an earlier
-flow's only once (:func:`coexist.fluid.published.copies`: the CUBIC flows of a mix, and its
+flow's only once (:func:`coexist.fluid.model.published.copies`: the CUBIC flows of a mix, and its
 BBRv1 flows six apart). This script runs that search twice in one process, with an empty
 memo each time: once as the book runs it, once computing every flow. It requires the two
 to give the same tables (equal, not close: the twins keep every bit) and reports each wall
@@ -26,7 +26,9 @@ from unittest.mock import patch
 import numpy as np
 import pandas as pd
 
-from coexist.fluid import cache, equilibria, published
+from coexist.fluid.model import published
+from coexist.fluid.studies import equilibria
+from coexist.runstore import lookup
 
 VARIANTS = (("bbr1", False), ("bbr2", False), ("bbr1", True), ("bbr2", True))
 BUFFERS_BDP = [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
@@ -34,7 +36,7 @@ BUFFERS_BDP = [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
 
 def search(duration_s: float, rtt_ms: float) -> tuple[pd.DataFrame, float]:
     """Every mix of M-F11's search at one RTT, in a fresh memo; its table and wall time."""
-    with tempfile.TemporaryDirectory() as memo, patch.dict(os.environ, {cache.ENV: memo}):
+    with tempfile.TemporaryDirectory() as memo, patch.dict(os.environ, {lookup.ENV: memo}):
         started = time.perf_counter()
         tables = [equilibria.mix_table([rtt_ms / 1e3], 10, BUFFERS_BDP, capacity_bps=100e6,
                                        variant=cca, duration_s=duration_s,

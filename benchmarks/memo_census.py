@@ -6,7 +6,7 @@ Run a build or the figure check with an empty memo and the census on::
         coexist figures --check --jobs 2
     python benchmarks/memo_census.py /tmp/census.jsonl
 
-Every memo lookup is one line of the census (:mod:`coexist.fluid.cache`). This prints, per
+Every memo lookup is one line of the census (:mod:`coexist.runstore.lookup`). This prints, per
 kind of result, the runs computed, the lookups the memo answered, and their compute time
 (thread time while other runs share the cores, so the shares matter, not the sum); then,
 for the mix runs, the runs that differ from another computed run only in their length or

@@ -15,7 +15,7 @@ import argparse
 import hashlib
 import time
 
-from coexist.fluid import refresh, store
+from coexist.runstore import refresh, store
 
 
 def main() -> None:

@@ -25,8 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
-from coexist.fluid import metrics, solve
-from coexist.measured import fluid_vs_measured as fvm
+from coexist.fluid.model import metrics, solve
+from coexist.fluid.studies import beside_measured
 
 METRICS = ("jain", "loss_rate", "queue_share", "utilisation", "jitter_s")
 KEY = ["pair", "aqm", "buffer_bdp"]
@@ -34,18 +34,18 @@ KEY = ["pair", "aqm", "buffer_bdp"]
 
 def table(rtt_min_ms: float, rtt_max_ms: float, steps_s: list[float]) -> pd.DataFrame:
     """Every setting of the page at every step: one row per (setting, step)."""
-    jobs = list(itertools.product(fvm._named_pairs(None), ("droptail", "red"),
+    jobs = list(itertools.product(beside_measured._named_pairs(None), ("droptail", "red"),
                                   [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]))
 
     def one(job: tuple) -> list[dict]:
         pair, aqm, buf = job
-        cfg = fvm._config(pair, capacity_mbps=100.0, rtt_min_ms=rtt_min_ms,
+        cfg = beside_measured._config(pair, capacity_mbps=100.0, rtt_min_ms=rtt_min_ms,
                           rtt_max_ms=rtt_max_ms, n_flows=10, buffer_bdp=buf,
                           duration_s=7.0, aqm=aqm)
         rows = []
         for h in steps_s:
             m = metrics.aggregate(solve.run(dataclasses.replace(cfg, step_s=h)), 2.0)
-            rows.append({"pair": fvm.pair_label(pair), "aqm": aqm, "buffer_bdp": buf,
+            rows.append({"pair": beside_measured.pair_label(pair), "aqm": aqm, "buffer_bdp": buf,
                          "step_us": h * 1e6, **{k: m[k] for k in METRICS}})
         return rows
 

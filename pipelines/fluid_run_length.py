@@ -4,7 +4,7 @@ Runs every mix of M-F11's equilibrium searches (10 flows, 100 Mbit/s, BBRv1 and 
 and without the RTprop expiry, 5 and 40 ms, buffers of 0.5-20 BDP; the model as published,
 at the book's 50-us step) for 240 s, and reads from each run both the book's span (120 s,
 averaged after 30 s) and the doubled one (240 s, after 60 s), each with the standard errors
-of its batch means (:mod:`coexist.fluid.run_length`). Writes
+of its batch means (:mod:`coexist.fluid.studies.run_length`). Writes
 
 - ``data/reference/fluid_run_length.csv``: one row per case, mix, span and algorithm;
 - ``data/reference/fluid_run_length.json``: provenance (command, git commit, the fluid
@@ -25,7 +25,9 @@ import time
 
 from coexist.core import paths, provenance
 from coexist.data import datapackage
-from coexist.fluid import cache, run_length, solve
+from coexist.fluid.model import solve
+from coexist.fluid.studies import run_length
+from coexist.runstore import lookup
 
 OUT = paths.DATA / "reference"
 GRID = {"variants": ["bbr1", "bbr2"], "expiries": [False, True], "rtts_ms": [5.0, 40.0],
@@ -42,7 +44,7 @@ def save(name: str, table, *, step_s: float, spans: dict, wall_s: float) -> None
     table.to_csv(OUT / f"{name}.csv", index=False, float_format="%.10g")
     meta = {**provenance.collect(tools=False),
             "model": "coexist.fluid, reading " + solve.DEFAULT_READING,
-            "fluid_source_sha256": cache.code_hash(),
+            "fluid_source_sha256": lookup.code_hash(),
             "grid": GRID, "n_flows": 10, "capacity_bps": 100e6, "step_s": step_s,
             "spans": {k: {"warmup_s": a, "duration_s": b} for k, (a, b) in spans.items()},
             "wall_s": round(wall_s, 1)}

@@ -4,7 +4,7 @@ S-Step shows BBR's share converged at 50 us (halving the step moves it by at mos
 An equilibrium search turns on smaller differences than one share, so this script runs
 every mix of M-F11's searches (the grid of ``fluid_run_length.py``) at half the step,
 25 us, over the book's span (120 s, averaged after 30 s), with the standard errors of the
-batch means (:mod:`coexist.fluid.run_length`). Writes
+batch means (:mod:`coexist.fluid.studies.run_length`). Writes
 
 - ``data/reference/fluid_step_equilibria.csv``: one row per case, mix and algorithm;
 - ``data/reference/fluid_step_equilibria.json``: provenance (command, git commit, the
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from fluid_run_length import run
 
-from coexist.fluid import run_length
+from coexist.fluid.studies import run_length
 
 STEP_S = 2.5e-5
 SPANS = {"short": run_length.SPANS["short"]}

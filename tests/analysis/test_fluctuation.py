@@ -6,21 +6,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from coexist.analysis import fluctuation
+from coexist.analysis import fairness, fluctuation
 from coexist.book import ledger
 from coexist.core.params import ParameterError
-from coexist.fluid import fluctuation as fluid_fluctuation
+from coexist.fluid.studies import fluctuation as fluid_fluctuation
 from coexist.measured import fluctuation as measured_fluctuation
 
 EST = dict(bin_s=0.5, warmup_s=20.0, min_period_s=2.0, max_period_s=60.0, sync_flows=5)
 
 
 def test_jain_is_one_for_equal_shares_and_one_over_n_for_a_monopoly():
-    assert fluctuation.jain([3.0, 3.0, 3.0, 3.0]) == pytest.approx(1.0)
-    assert fluctuation.jain([5.0, 0.0, 0.0, 0.0]) == pytest.approx(0.25)
-    assert fluctuation.jain([1.0, 3.0]) == pytest.approx(16 / 20)
-    with pytest.raises(ParameterError, match="'x'"):
-        fluctuation.jain([0.0, 0.0])
+    assert fairness.jain([3.0, 3.0, 3.0, 3.0], strict=True) == pytest.approx(1.0)
+    assert fairness.jain([5.0, 0.0, 0.0, 0.0], strict=True) == pytest.approx(0.25)
+    assert fairness.jain([1.0, 3.0], strict=True) == pytest.approx(16 / 20)
+    for not_rates in ([0.0, 0.0], [], [1.0, -1.0], [[1.0, 2.0]]):
+        with pytest.raises(ParameterError, match="'rates'"):
+            fairness.jain(not_rates, strict=True)
+    assert np.isnan(fairness.jain([0.0, 0.0]))
 
 
 def test_spread_intervals_run_evenly_from_the_published_ten_seconds():

@@ -207,7 +207,7 @@ def test_a_data_error_is_one_line_not_a_traceback(capsys, monkeypatch, tmp_path)
 
 def _authors_args(run, json_out: bool = True) -> list[str]:
     """`coexist fluid run --setup authors` for one of the authors' reference runs."""
-    from coexist.fluid import authors
+    from coexist.fluid.studies import authors
 
     kinds = [authors.CCA_NAMES[c] for c in run.ccas.split("+")]
     per = run.senders // len(kinds)
@@ -227,7 +227,7 @@ def test_the_authors_set_up_from_the_command_line_is_their_run():
     """For every reference run, the command line's --setup authors builds the same
     configuration as the reference tests do from the authors' own outputs (their drawn
     source latencies, their buffer in packets, their BBRv2 phases and inflight_hi)."""
-    from coexist.fluid import authors
+    from coexist.fluid.studies import authors
 
     runs, flows = authors.runs(), authors.flows()
     for run in runs.itertuples(index=False):
@@ -259,8 +259,8 @@ AUTHORS_ROWS = ["ten-long-drop-tail-cubic+bbr-b3", "ten-long-drop-tail-bbr2-b7",
 @pytest.mark.parametrize("run_id", AUTHORS_ROWS)
 def test_the_command_line_matches_the_authors_outputs(run_id, capsys):
     """`coexist fluid run --setup authors` on the authors' reference runs: their metrics
-    within the tolerances the reference tests state (coexist.fluid.authors.TOLERANCES)."""
-    from coexist.fluid import authors
+    within the tolerances the reference tests state (coexist.fluid.studies.authors.TOLERANCES)."""
+    from coexist.fluid.studies import authors
 
     runs, flows = authors.runs(), authors.flows()
     run = runs.set_index("run").loc[run_id]

@@ -27,9 +27,9 @@ from coexist.core import paths, quantities
 from coexist.core import settings as env_settings
 from coexist.core.params import ParameterError
 from coexist.data import datapackage
-from coexist.fluid import cache, store
 from coexist.measured import fabric
 from coexist.measured import runs as measured
+from coexist.runstore import lookup, store
 from coexist.testbed import campaign, topology
 
 EXAMPLES = int(os.environ.get("COEXIST_FUZZ_EXAMPLES", "300"))
@@ -391,7 +391,7 @@ def test_fabric_rows_with_an_infinite_buffer_are_left_out_and_reported():
 
 # ----------------------------------------------------------------- environment variables
 def _directory_readers():
-    return {cache.ENV: cache.directory, store.ENV: store.root,
+    return {lookup.ENV: lookup.directory, store.ENV: store.root,
             "COEXIST_CACHE": fabric.cache_dir, paths.TABLES_ENV: paths.tables_dir,
             "COEXIST_RUN_DIR": topology.registry_dir}
 
@@ -433,7 +433,7 @@ def test_directory_variables_name_a_directory_or_refuse_in_one_line(tmp_path_fac
 
 
 @FUZZ
-@given(st.sampled_from([cache.STRICT_ENV, paths.BUNDLED_ONLY]), ENV_VALUES)
+@given(st.sampled_from([lookup.STRICT_ENV, paths.BUNDLED_ONLY]), ENV_VALUES)
 def test_flags_are_one_or_zero_or_refused_in_one_line(monkeypatch, name, value):
     if isinstance(value, tuple) or "\x00" in value:
         return
@@ -449,9 +449,9 @@ def test_flags_are_one_or_zero_or_refused_in_one_line(monkeypatch, name, value):
 
 
 def test_the_census_file_variable_refuses_a_directory(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache.LOG_ENV, str(tmp_path))
-    with pytest.raises(env_settings.SettingError, match=cache.LOG_ENV):
-        env_settings.file(cache.LOG_ENV)
+    monkeypatch.setenv(lookup.LOG_ENV, str(tmp_path))
+    with pytest.raises(env_settings.SettingError, match=lookup.LOG_ENV):
+        env_settings.file(lookup.LOG_ENV)
 
 
 # ----------------------------------------------------------------- names given to functions

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from coexist.core import settings as env_settings
 from coexist.core.params import ParameterError
-from coexist.fluid import cache
+from coexist.runstore import lookup
 from coexist.testbed import campaign_file, spec
 
 SOME = settings(max_examples=40, deadline=None,
@@ -138,7 +138,7 @@ UNMAKEABLE = st.sampled_from(["/proc/coexist-cache", "/proc/coexist/a/b", "/sys/
 
 
 @SOME
-@given(st.sampled_from([cache.ENV, "COEXIST_CACHE", "COEXIST_RUN_DIR"]), UNMAKEABLE)
+@given(st.sampled_from([lookup.ENV, "COEXIST_CACHE", "COEXIST_RUN_DIR"]), UNMAKEABLE)
 def test_a_directory_variable_where_no_directory_can_be_made_is_refused(monkeypatch, name,
                                                                          value):
     monkeypatch.setenv(name, value)
@@ -149,12 +149,12 @@ def test_a_directory_variable_where_no_directory_can_be_made_is_refused(monkeypa
 
 
 def test_the_memo_refuses_an_unmakeable_directory_before_it_keeps_a_run(monkeypatch):
-    """Where a run is kept locally (``cache.put``, which once ended in mkdir's
+    """Where a run is kept locally (``lookup.put``, which once ended in mkdir's
     FileNotFoundError under ``/proc``), the variable is refused in one line first."""
-    monkeypatch.setenv(cache.ENV, "/proc/coexist-cache")
+    monkeypatch.setenv(lookup.ENV, "/proc/coexist-cache")
     with pytest.raises(env_settings.SettingError) as refused:
-        cache.put("fluid-run", {"probe": 1}, {"x": 1})
-    _one_line(refused.value, cache.ENV, "/proc")
+        lookup.put("fluid-run", {"probe": 1}, {"x": 1})
+    _one_line(refused.value, lookup.ENV, "/proc")
     assert not os.path.exists("/proc/coexist-cache")
 
 

@@ -41,11 +41,14 @@ LAYERS: dict[str, set[str]] = {
     "closed_form": {"core"},
     "analysis": {"core"},
     "data": {"core"},
-    "fluid": {"core", "closed_form", "analysis"},
+    "runstore": {"core"},
+    "fluid": {"core", "closed_form", "analysis", "runstore"},
     "testbed": {"core", "analysis", "data"},
-    "measured": {"core", "closed_form", "analysis", "data", "fluid", "testbed"},
-    "book": {"core", "closed_form", "analysis", "data", "fluid", "testbed", "measured"},
-    "cli": {"core", "closed_form", "analysis", "data", "fluid", "testbed", "measured", "book"},
+    "measured": {"core", "closed_form", "analysis", "data", "runstore", "fluid", "testbed"},
+    "book": {"core", "closed_form", "analysis", "data", "runstore", "fluid", "testbed",
+             "measured"},
+    "cli": {"core", "closed_form", "analysis", "data", "runstore", "fluid", "testbed",
+            "measured", "book"},
 }
 
 
@@ -98,7 +101,7 @@ def test_no_import_cycle():
     mods = _modules()
     graph = {m: _imports(m, p, mods) for m, p in mods.items()}
     assert graph["coexist.data"] and "coexist.data.gates" in graph["coexist.data"]
-    assert "coexist.fluid.published" in graph["coexist.fluid.solve"]
+    assert "coexist.fluid.model.published" in graph["coexist.fluid.model.solve"]
     assert cycles(graph) == []
 
 
@@ -135,6 +138,6 @@ def test_the_layers_are_an_order():
 
 def test_an_import_against_the_layers_is_named():
     graph = {"coexist.data.tables": {"coexist.testbed.gates", "coexist.core.params"},
-             "coexist.fluid.solve": {"coexist.measured.runs"}}
+             "coexist.fluid.model.solve": {"coexist.measured.runs"}}
     assert against_layers(graph) == ["coexist.data.tables imports coexist.testbed.gates",
-                                     "coexist.fluid.solve imports coexist.measured.runs"]
+                                     "coexist.fluid.model.solve imports coexist.measured.runs"]

@@ -9,6 +9,7 @@ import pytest
 from coexist import data
 from coexist.book import aggregate_figures
 from coexist.core.params import ParameterError
+from coexist.fluid.studies import beside_measured
 from coexist.measured import fluid_vs_measured
 from coexist.measured import runs as measured
 
@@ -16,13 +17,13 @@ RUN = data.DATA / "runs" / "two_flow" / "50mbit-40ms-b2-cubic1-bbr1-r0"
 
 
 def test_pair_labels_follow_the_paper_order():
-    assert fluid_vs_measured.pair_label(["bbr1", "cubic", "bbr1"]) == "CUBIC/BBRv1"
-    assert fluid_vs_measured.pair_label(["reno"] * 3) == "Reno/Reno"
-    assert fluid_vs_measured.pair_label(["bbr2", "reno"]) == "Reno/BBRv2"
+    assert beside_measured.pair_label(["bbr1", "cubic", "bbr1"]) == "CUBIC/BBRv1"
+    assert beside_measured.pair_label(["reno"] * 3) == "Reno/Reno"
+    assert beside_measured.pair_label(["bbr2", "reno"]) == "Reno/BBRv2"
     with pytest.raises(ParameterError, match="ccas"):
-        fluid_vs_measured.pair_label(["reno", "cubic", "bbr1"])
+        beside_measured.pair_label(["reno", "cubic", "bbr1"])
     with pytest.raises(ParameterError, match="ccas"):
-        fluid_vs_measured.pair_label(["vegas"])
+        beside_measured.pair_label(["vegas"])
 
 
 @pytest.mark.skipif(not RUN.exists(), reason="bundled run not present")
@@ -96,7 +97,7 @@ def test_spread_and_accuracy():
 
 
 def test_model_metrics_cover_every_pair_in_range():
-    t = fluid_vs_measured.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
+    t = beside_measured.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
                                  n_flows=4, buffers_bdp=[2.0], duration_s=3.0, warmup_s=1.0,
                                  aqms=("droptail",))
     assert len(t) == 10 and t.pair.nunique() == 10
@@ -210,12 +211,12 @@ def test_measured_window_is_the_campaigns_and_the_stored_runs():
 
 
 def test_model_metrics_for_chosen_pairs_only():
-    t = fluid_vs_measured.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
+    t = beside_measured.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
                                  n_flows=4, buffers_bdp=[2.0], duration_s=2.0, warmup_s=1.0,
                                  aqms=("droptail",), pairs={"CUBIC/BBRv1", "Reno/Reno"})
     assert sorted(t.pair) == ["CUBIC/BBRv1", "Reno/Reno"]
     with pytest.raises(ParameterError, match="'pairs'"):
-        fluid_vs_measured.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
+        beside_measured.model_metrics(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0,
                                  n_flows=4, buffers_bdp=[2.0], duration_s=2.0, warmup_s=1.0,
                                  pairs={"CUBIC/BBRv3"})
 
@@ -227,7 +228,7 @@ def test_ten_cubic_senders_settle_slowly_in_the_model():
     the first shared loss episode cuts the aggregate window far below CUBIC's beta = 0.7
     although each sender loses less than one packet; later episodes cut less and less, so
     the mean queue grows from window to window until the buffer stays nearly full."""
-    shares, ep = fluid_vs_measured.model_queue_transient(
+    shares, ep = beside_measured.model_queue_transient(
         "CUBIC/CUBIC", capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
         buffers_bdp=[2.0], windows=[(2.0, 7.0), (5.0, 19.5), (20.0, 40.0), (40.0, 60.0)],
         reading="printed")
@@ -238,7 +239,7 @@ def test_ten_cubic_senders_settle_slowly_in_the_model():
     troughs = ep["window_trough_ratio"].to_numpy()[:8]
     assert np.all(np.diff(troughs) > 0)
     with pytest.raises(ParameterError, match="'pairs'"):
-        fluid_vs_measured.model_queue_transient("CUBIC/BBRv3", capacity_mbps=100.0, rtt_min_ms=30.0,
+        beside_measured.model_queue_transient("CUBIC/BBRv3", capacity_mbps=100.0, rtt_min_ms=30.0,
                                          rtt_max_ms=40.0, n_flows=10, buffers_bdp=[2.0],
                                          windows=[(2.0, 7.0)])
 
@@ -248,16 +249,16 @@ def test_initial_windows_paper_and_post_loss():
     post-loss start puts CUBIC at beta = 0.7 (eq. 41) and Reno at 1/2 (eq. 39) of an equal
     share of BDP + buffer, and BBR at the paper's start."""
     ccas = ["cubic", "reno", "bbr1", "bbr2"]
-    assert fluid_vs_measured.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0,
+    assert beside_measured.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0,
                                       start="paper") == 62.5
-    assert fluid_vs_measured.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0,
+    assert beside_measured.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0,
                                       start="post_loss") == pytest.approx(
         (0.7 * 750 / 4, 0.5 * 750 / 4, 62.5, 62.5))
-    assert fluid_vs_measured.initial_windows(["reno"] * 100, bdp_pkts=10.0, buffer_pkts=10.0,
+    assert beside_measured.initial_windows(["reno"] * 100, bdp_pkts=10.0, buffer_pkts=10.0,
                                       start="post_loss") == (1.0,) * 100  # at least 1 packet
     with pytest.raises(ParameterError, match="'start'.*paper, post_loss"):
-        fluid_vs_measured.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0, start="random")
-    cfg = fluid_vs_measured._config(("cubic", "cubic"), capacity_mbps=100.0, rtt_min_ms=30.0,
+        beside_measured.initial_windows(ccas, bdp_pkts=250.0, buffer_pkts=500.0, start="random")
+    cfg = beside_measured._config(("cubic", "cubic"), capacity_mbps=100.0, rtt_min_ms=30.0,
                              rtt_max_ms=40.0, n_flows=10, buffer_bdp=2.0, duration_s=1.0,
                              reading="printed")
     assert cfg.initial_window == pytest.approx(250.0 / 10)  # 100 Mbit/s x 30 ms: 250 packets
@@ -269,8 +270,8 @@ def test_a_post_loss_start_removes_most_of_the_cubic_transient():
     window is far above the paper start's (below 0.5 there)."""
     kw = dict(capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
               buffers_bdp=[2.0], windows=[(2.0, 7.0)], reading="printed")
-    paper, ep_paper = fluid_vs_measured.model_queue_transient("CUBIC/CUBIC", **kw)
-    post, ep_post = fluid_vs_measured.model_queue_transient("CUBIC/CUBIC", start="post_loss", **kw)
+    paper, ep_paper = beside_measured.model_queue_transient("CUBIC/CUBIC", **kw)
+    post, ep_post = beside_measured.model_queue_transient("CUBIC/CUBIC", start="post_loss", **kw)
     assert ep_paper.iloc[0]["window_trough_ratio"] < 0.5
     assert ep_post.iloc[0]["window_trough_ratio"] > 0.65
     assert post["queue_share"].iloc[0] > paper["queue_share"].iloc[0] + 0.3
@@ -291,8 +292,8 @@ def test_start_comparison_sets_each_start_and_window_against_the_measured_spread
     assert list(by_metric.columns) == [("paper", "1-2 s"), ("paper", "1-3 s"),
                                        ("post_loss", "1-2 s"), ("post_loss", "1-3 s")]
     assert list(by_pair.index) == ["CUBIC/CUBIC"]
-    for start in fluid_vs_measured.STARTS:
-        m = fluid_vs_measured.model_metrics(buffers_bdp=[2.0], duration_s=3.0, warmup_s=1.0,
+    for start in beside_measured.STARTS:
+        m = beside_measured.model_metrics(buffers_bdp=[2.0], duration_s=3.0, warmup_s=1.0,
                                      aqms=("droptail",), pairs={"CUBIC/CUBIC"}, start=start,
                                      **kw)
         assert by_pair.loc["CUBIC/CUBIC", (start, "1-3 s")] == pytest.approx(
@@ -342,14 +343,14 @@ def test_metrics_figures_config_in_the_published_reading():
     authors' code does; our post-loss start sets only the senders' initial windows."""
     kw = dict(capacity_mbps=100.0, rtt_min_ms=30.0, rtt_max_ms=40.0, n_flows=10,
               buffer_bdp=2.0, duration_s=2.0)
-    cfg = fluid_vs_measured._config(("cubic", "bbr2"), reading="published", rtprop_expiry=True,
+    cfg = beside_measured._config(("cubic", "bbr2"), reading="published", rtprop_expiry=True,
                                     **kw)
     assert cfg.reading == "published" and cfg.initial_window is None and cfg.rtprop_expiry
     assert len(cfg.bbr2_phase) == 10
-    post = fluid_vs_measured._config(("cubic", "bbr2"), reading="published",
+    post = beside_measured._config(("cubic", "bbr2"), reading="published",
                                      start="post_loss", **kw)
     assert post.reading == "published" and post.bbr2_phase == cfg.bbr2_phase
-    assert post.initial_window == fluid_vs_measured.initial_windows(
+    assert post.initial_window == beside_measured.initial_windows(
         ["cubic", "bbr2"] * 5, bdp_pkts=250.0, buffer_pkts=500.0, start="post_loss")
 
 
@@ -380,16 +381,16 @@ def test_the_first_part_of_a_long_run_is_the_short_run(reading):
     first part of a long run must be the short run, bit for bit, in both readings, with
     RED and drop-tail, from both starts, also when the short run's length is not a whole
     number of samples."""
-    from coexist.fluid import solve
+    from coexist.fluid.model import solve
 
     kw = dict(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0, n_flows=4,
               buffer_bdp=2.0, reading=reading)
     for pair, aqm, start in ((("cubic", "bbr2"), "red", "paper"),
                              (("reno", "bbr1"), "droptail", "post_loss")):
-        long = solve.run(fluid_vs_measured._config(pair, duration_s=4.0, aqm=aqm,
+        long = solve.run(beside_measured._config(pair, duration_s=4.0, aqm=aqm,
                                                    start=start, **kw))
         for d in (1.5, 2.3456):
-            cfg = fluid_vs_measured._config(pair, duration_s=d, aqm=aqm, start=start, **kw)
+            cfg = beside_measured._config(pair, duration_s=d, aqm=aqm, start=start, **kw)
             short, cut = solve.run(cfg), solve.first_part(long, cfg)
             assert cut.config == cfg and np.array_equal(short.t, cut.t)
             for name in solve.Trace.OUTPUTS:
@@ -397,10 +398,10 @@ def test_the_first_part_of_a_long_run_is_the_short_run(reading):
             assert short.bbr.keys() == cut.bbr.keys()
             for name in short.bbr:
                 assert np.array_equal(short.bbr[name], cut.bbr[name]), name
-    other = fluid_vs_measured._config(("cubic", "cubic"), duration_s=2.0, **kw)
+    other = beside_measured._config(("cubic", "cubic"), duration_s=2.0, **kw)
     with pytest.raises(ParameterError, match="'cfg'"):
         solve.first_part(long, other)
-    longer = fluid_vs_measured._config(("reno", "bbr1"), duration_s=5.0, aqm="droptail",
+    longer = beside_measured._config(("reno", "bbr1"), duration_s=5.0, aqm="droptail",
                                        start="post_loss", **kw)
     with pytest.raises(ParameterError, match="'cfg'"):
         solve.first_part(long, longer)
@@ -410,20 +411,20 @@ def test_window_metrics_are_the_runs_of_each_length(tmp_path, monkeypatch):
     """Each window's metrics equal a run of that window's own length (memo off), exactly;
     one run per setting is computed, and a later page asking for a shorter window reads
     what that run stored."""
-    from coexist.fluid import cache
+    from coexist.runstore import lookup
 
     kw = dict(capacity_mbps=20.0, rtt_min_ms=10.0, rtt_max_ms=20.0, n_flows=4,
               buffers_bdp=[1.0, 3.0], aqms=("droptail", "red"),
               pairs={"CUBIC/BBRv2", "Reno/BBRv1"}, start="post_loss")
     windows = [(1.0, 2.5), (1.5, 4.0), (2.0, 4.0)]
-    monkeypatch.setenv(cache.ENV, "off")
-    alone = {w: fluid_vs_measured.model_metrics(warmup_s=w[0], duration_s=w[1], **kw)
+    monkeypatch.setenv(lookup.ENV, "off")
+    alone = {w: beside_measured.model_metrics(warmup_s=w[0], duration_s=w[1], **kw)
              for w in windows}
-    assert fluid_vs_measured.window_metrics(windows=windows, **kw).keys() == set(windows)
+    assert beside_measured.window_metrics(windows=windows, **kw).keys() == set(windows)
     log = tmp_path / "census.jsonl"
-    monkeypatch.setenv(cache.ENV, str(tmp_path / "memo"))
-    monkeypatch.setenv(cache.LOG_ENV, str(log))
-    shared = fluid_vs_measured.window_metrics(windows=windows, **kw)
+    monkeypatch.setenv(lookup.ENV, str(tmp_path / "memo"))
+    monkeypatch.setenv(lookup.LOG_ENV, str(log))
+    shared = beside_measured.window_metrics(windows=windows, **kw)
     for w in windows:
         pd.testing.assert_frame_equal(shared[w], alone[w], check_exact=True)
     census = [json.loads(line) for line in log.read_text().splitlines()]
@@ -433,19 +434,19 @@ def test_window_metrics_are_the_runs_of_each_length(tmp_path, monkeypatch):
     # the other windows, read from those runs, are counted as read (the store needs them)
     assert sum(c["source"] == "put" for c in census) == 16
     log.unlink()
-    again = fluid_vs_measured.model_metrics(warmup_s=1.0, duration_s=2.5, **kw)
+    again = beside_measured.model_metrics(warmup_s=1.0, duration_s=2.5, **kw)
     pd.testing.assert_frame_equal(again, alone[(1.0, 2.5)], check_exact=True)
     assert all(json.loads(line)["hit"] for line in log.read_text().splitlines())
     # stored windows are read, a new longer one is run once per setting
     log.unlink()
-    more = fluid_vs_measured.window_metrics(windows=[(1.0, 2.5), (1.0, 4.5)], **kw)
+    more = beside_measured.window_metrics(windows=[(1.0, 2.5), (1.0, 4.5)], **kw)
     pd.testing.assert_frame_equal(more[(1.0, 2.5)], alone[(1.0, 2.5)], check_exact=True)
     census = [json.loads(line) for line in log.read_text().splitlines()]
     assert sorted(c["hit"] for c in census) == [False] * 8 + [True] * 8
     with pytest.raises(ParameterError, match="'windows'"):
-        fluid_vs_measured.window_metrics(windows=[(3.0, 2.0)], **kw)
+        beside_measured.window_metrics(windows=[(3.0, 2.0)], **kw)
     with pytest.raises(ParameterError, match="'warmup_s'"):
-        fluid_vs_measured.model_metrics(warmup_s=3.0, duration_s=2.0, **kw)
+        beside_measured.model_metrics(warmup_s=3.0, duration_s=2.0, **kw)
 
 
 def test_readable_names_starts_and_metrics_as_the_pages_write_them():
@@ -472,7 +473,7 @@ def test_like_for_like_keeps_to_the_pairs_and_buffers_measured():
         ("CUBIC/CUBIC", 2.0), ("Reno/Reno", 3.0)]
     assert set(like["aqm"]) == {"droptail"}
     window = fluid_vs_measured.measured_window(30.0)
-    full = fluid_vs_measured.window_metrics(**setting, buffers_bdp=[2.0], windows=[window],
+    full = beside_measured.window_metrics(**setting, buffers_bdp=[2.0], windows=[window],
                                             aqms=("droptail",), pairs={"CUBIC/CUBIC"})
     cubic = like[like["pair"] == "CUBIC/CUBIC"].iloc[0]
     assert cubic["jain"] == full[window].iloc[0]["jain"]
@@ -484,11 +485,11 @@ def test_the_trace_is_sampled_no_finer_than_the_step():
     """Jitter samples once per virtual packet interval N/C (§4.3.5); above about 1.2 Gbit/s
     per sender that interval is shorter than the solver's step, which bounds it: a
     re-run of S-F13-17 at 4034 Mbit/s and 3 flows was refused by the solver before."""
-    from coexist.fluid import solve
+    from coexist.fluid.model import solve
 
     setting = dict(rtt_min_ms=1.9, rtt_max_ms=4.1, n_flows=3, buffer_bdp=0.36,
                    duration_s=1.0)
-    fast = fluid_vs_measured._config(("reno", "cubic"), capacity_mbps=4034.0, **setting)
+    fast = beside_measured._config(("reno", "cubic"), capacity_mbps=4034.0, **setting)
     assert fast.sample_s == solve.Config.step_s
-    slow = fluid_vs_measured._config(("reno", "cubic"), capacity_mbps=100.0, **setting)
+    slow = beside_measured._config(("reno", "cubic"), capacity_mbps=100.0, **setting)
     assert slow.sample_s == pytest.approx(3 / (100e6 / (8 * solve.PACKET_BYTES)))

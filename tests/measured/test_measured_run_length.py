@@ -384,7 +384,7 @@ def test_two_flow_pages_run_the_fluid_model_as_the_study_reads_its_longest_runs(
     spec = {p.name: p for p in entry.spec.params}
     assert spec[f"{prefix}duration_s"].high >= defaults[f"{prefix}duration_s"]
     # the longest run the spec accepts, doubled, is a run the solver accepts
-    from coexist.fluid import equilibria
+    from coexist.fluid.studies import equilibria
 
     longest = 2 * spec[f"{prefix}duration_s"].high
     cfg, _ = equilibria.mix_config((1,), 2, [0.04], 2.0, 50e6, "bbr1", longest, 5e-5, True,

@@ -1,6 +1,7 @@
 """The periodic fluctuation in numbers, one row per run: measured runs
-(:mod:`coexist.measured.fluctuation`) and fluid-model runs (:mod:`coexist.fluid.fluctuation`)
-are read the same way, here, so they can share a capacity axis.
+(:mod:`coexist.measured.fluctuation`) and fluid-model runs
+(:mod:`coexist.fluid.studies.fluctuation`) are read the same way, here, so they can share
+a capacity axis.
 
 P-F1-2 looks at one setting closely; P-F3 asks how the fluctuation changes with the
 bottleneck's capacity (the paper ran 1 GbE, this machine emulates up to 200 Mbit/s, the
@@ -64,15 +65,6 @@ def dip(t_s: np.ndarray, x: np.ndarray, events_s: np.ndarray,
     return float((mean[lag < 0].mean() - after.min()) / v.mean())
 
 
-def jain(x) -> float:
-    """Jain's fairness index of a run's flow rates (:func:`.fairness.jain`), refusing what
-    is not a set of rates: a run row must not carry a NaN index silently."""
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 1 or len(x) == 0 or (x < 0).any() or not x.sum() > 0:
-        raise invalid("x", x, "a 1-D array of non-negative rates, not all zero")
-    return fairness.jain(x)
-
-
 def spread_intervals(n: int, spread_s: float,
                      base_s: float = PROBE_RTT_INTERVAL_S) -> tuple[float, ...]:
     """``n`` ProbeRTT intervals evenly spaced over [base, base + spread] s (deterministic,
@@ -108,7 +100,7 @@ def summarise(t_s: np.ndarray, bbr_bps: np.ndarray, cubic_bps: np.ndarray,
             "sync_gap_s": float(np.median(np.diff(synced))) if len(synced) > 1 else np.nan,
             "amplitude": float(bbr.std() / bbr.mean()) if bbr.mean() > 0 else np.nan,
             "bbr_share": float(bbr.mean() / total), "utilisation": float(total / capacity_bps),
-            "jain": jain(flow_means_bps), "bins": len(bbr),
+            "jain": fairness.jain(flow_means_bps, strict=True), "bins": len(bbr),
             "test_period_s": test.period_s, "test_p": test.p_surrogate,
             "test_relation": test.relation, "verdict": test.verdict,
             "dip_bbr": dip(t_s, bbr, synced), "dip_total": dip(t_s, bbr + cubic, synced),

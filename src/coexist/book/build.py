@@ -48,7 +48,7 @@ from ..core.paths import (  # noqa: F401 (re-exported)
     TABLES_ENV,
     tables_dir,
 )
-from ..fluid import fanout
+from ..runstore import fanout
 
 #: what a page's execution reads besides its own source: hashed by :func:`inputs_key`
 INPUTS = ("src", "data", "notebooks/expected", "requirements.txt", "environment.yml",
@@ -121,7 +121,7 @@ def build(
     into errors after the whole book is built (``-W -n --keep-going``). ``fresh`` executes
     every page even if nothing it reads changed since the last build. ``scheduler`` (a Dask
     scheduler's address) sends the pages' fluid-model runs to its cluster
-    (:mod:`coexist.fluid.fanout`); the stored pages and runs are the same either way.
+    (:mod:`coexist.runstore.fanout`); the stored pages and runs are the same either way.
     """
     from jupyter_book.sphinx import build_sphinx
 

@@ -158,10 +158,10 @@ def run(
 
     ``jobs`` notebooks execute at once. With ``scheduler`` (a Dask scheduler's address) the
     fluid-model runs inside every notebook go to that cluster
-    (:mod:`coexist.fluid.fanout`); the notebooks themselves run here.
+    (:mod:`coexist.runstore.fanout`); the notebooks themselves run here.
     """
     from ..core.progress import tqdm
-    from ..fluid import fanout
+    from ..runstore import fanout
 
     entries = select(ids)
     overrides = resolve_overrides(entries, raw_overrides)

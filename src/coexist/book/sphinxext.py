@@ -19,7 +19,7 @@ from sphinx.errors import ExtensionError
 
 from ..core import settings, sidecars
 from ..core.paths import PAGE_SECONDS, PAGE_SECONDS_SCHEMA
-from ..fluid.cache import PAGE_ENV
+from ..runstore.lookup import PAGE_ENV
 from .claims import QUOTE
 
 _KEEP = ("tex-svg.js", "input", "output/svg", "output/svg.js", "ui", "a11y", "adaptors",
@@ -116,7 +116,7 @@ def _declare_parallel_safe(app: Sphinx) -> None:
 def _name_page(app: Sphinx, docname: str, source: list[str]) -> None:
     """Name the page being read in the environment its notebook's kernel inherits, so the
     fluid-model memo's census says which page read which stored run
-    (:mod:`coexist.fluid.cache`). Each reading process reads one page at a time."""
+    (:mod:`coexist.runstore.lookup`). Each reading process reads one page at a time."""
     settings.export(PAGE_ENV, docname)
 
 

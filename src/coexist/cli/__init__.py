@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..book.runner import CheckFailed
     from ..closed_form.mishra import ModelDomainWarning
     from ..data import DataError
-    from ..fluid.store import StoreError
+    from ..runstore.store import StoreError
     from ..testbed.experiment import Interrupted
     from ..testbed.topology import TestbedError
 

@@ -21,7 +21,7 @@ from .options import (
 
 def _fluid_flows(text: str) -> list[str]:
     """``cubic,bbr1`` or ``cubic:5,bbr1:5`` -> one CCA name per flow."""
-    from ..fluid.solve import CCAS
+    from ..fluid.model.solve import CCAS
 
     valid = f"comma-separated CCA[:COUNT] with CCA in {', '.join(CCAS)}, 1..100 flows"
     parts: list[tuple[str, int]] = []
@@ -96,14 +96,14 @@ def _setup_options(args: argparse.Namespace) -> None:
 
 
 def _authors_config(args: argparse.Namespace, ccas: list[str], capacity_bps: float):
-    """The run as the authors' code sets it up (:func:`.fluid.published.paper_flows`):
+    """The run as the authors' code sets it up (:func:`.fluid.paper_setup.paper_flows`):
     every CCA the same number of flows in their order, each source latency drawn from the
     range with their seeded generator (RTT 2 x (link + source latency)), the buffer
     ``int(units x ceil(C x link latency))`` packets of 1514 B, BBRv2's period phases the
     generator's next draws and its inflight_hi from the buffer unit."""
     import math
 
-    from ..fluid import published, solve
+    from ..fluid.model import paper_setup, published, solve
 
     kinds = list(dict.fromkeys(ccas))
     counts = {c: ccas.count(c) for c in kinds}
@@ -112,7 +112,7 @@ def _authors_config(args: argparse.Namespace, ccas: list[str], capacity_bps: flo
                       "authors' code shares the senders equally)")
     link_ms = args.link_latency * 1e3
     lo, hi = args.source_latency
-    flows, d0_ms, rtt_ms, _ = published.paper_flows(kinds, len(ccas), link_ms,
+    flows, d0_ms, rtt_ms, _ = paper_setup.paper_flows(kinds, len(ccas), link_ms,
                                                     (lo * 1e3, hi * 1e3))
     capacity_pps = capacity_bps / (published.MSS_BYTES * 8)
     unit = math.ceil(capacity_bps / 8 * args.link_latency / published.MSS_BYTES)
@@ -125,15 +125,15 @@ def _authors_config(args: argparse.Namespace, ccas: list[str], capacity_bps: flo
     return solve.Config(capacity_pps, float(buffer_pkts), fl, duration_s=args.duration,
                         aqm=args.aqm, step_s=args.step or solve.Config.step_s,
                         sample_s=1e-3, reading="published",
-                        bbr2_phase=published.paper_phases(len(ccas)),
-                        inflight_hi_factor=published.inflight_hi_factor(args.buffer_units))
+                        bbr2_phase=paper_setup.paper_phases(len(ccas)),
+                        inflight_hi_factor=paper_setup.inflight_hi_factor(args.buffer_units))
 
 
 def _fluid_authors(args: argparse.Namespace, ccas: list[str], capacity: float) -> int:
     """``coexist fluid run --setup authors``: their set-up, their metrics (their
     ``analyze_trace``'s: mean queue, Jain index of the mean rates, loss, utilisation,
     jitter), as :func:`.fluid.solve.simulate_published` computes them."""
-    from ..fluid import published, solve
+    from ..fluid.model import published, solve
 
     cfg = _authors_config(args, ccas, capacity)
     _, m = solve.simulate_published(cfg, args.warmup)
@@ -166,7 +166,7 @@ def _fluid_authors(args: argparse.Namespace, ccas: list[str], capacity: float) -
 
 
 def _fluid(args: argparse.Namespace) -> int:
-    from ..fluid import metrics, published, solve
+    from ..fluid.model import metrics, paper_setup, solve
 
     _setup_options(args)
     ccas = _fluid_flows(args.ccas)
@@ -186,9 +186,9 @@ def _fluid(args: argparse.Namespace) -> int:
     # finer than the step, which bounds what the solver resolves
     step_s = solve.Config.step_s if args.step is None else args.step
     sample = max(step_s, min(1e-3, len(ccas) / pps))
-    if args.reading == "published":  # its own start (published.start)
+    if args.reading == "published":  # its own start (paper_setup.start)
         start = {"reading": "published",
-                 **published.start(ccas, rtts, args.buffer_bdp * pps * rtt_lo, pps)}
+                 **paper_setup.start(ccas, rtts, args.buffer_bdp * pps * rtt_lo, pps)}
     else:
         start = {"reading": "printed", "initial_window": max(1.0, pps * rtt_lo / len(ccas))}
     step = {} if args.step is None else {"step_s": args.step}

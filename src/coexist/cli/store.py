@@ -19,8 +19,9 @@ from .options import (
 
 def _store(args: argparse.Namespace) -> int:
     """``coexist store status|check|refresh|verify``: the committed fluid-model runs."""
+    from .. import fluid  # noqa: F401  (declares the model whose runs the store keeps)
     from ..core import paths
-    from ..fluid import cache, refresh, store
+    from ..runstore import lookup, refresh, store
 
     where = store.root()
     entries = list(store.read_index(where).values())
@@ -91,7 +92,7 @@ def _store(args: argparse.Namespace) -> int:
         log = paths.BUILD / "store-census.jsonl"
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text("")
-        settings.export(cache.LOG_ENV, str(log))
+        settings.export(lookup.LOG_ENV, str(log))
         # the book runs here: a cluster's workers would compute its new runs out of the
         # census's sight (the stale ones above went to the cluster and are kept locally)
         settings.export("COEXIST_SCHEDULER", None)
@@ -102,7 +103,7 @@ def _store(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 1
         census = store.read_census(log)
-    counts = store.commit(census, cache.local_entries(), where, keep_unread=args.keep_unread)
+    counts = store.commit(census, lookup.local_entries(), where, keep_unread=args.keep_unread)
     from ..data import datapackage
 
     datapackage.write_datapackage()

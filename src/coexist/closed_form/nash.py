@@ -152,7 +152,7 @@ def rates_by_mix(table, column: str = "goodput_bps") -> dict:
     """The throughput mapping of :func:`grouped_equilibria` and :func:`grouped_mix_status`,
     mix -> {(group, algorithm): per-flow goodput}, from a long pandas table of one setting
     (columns ``mix``, ``group``, ``cca``, ``goodput_bps``; one row per mix, group and
-    algorithm), as :func:`coexist.fluid.equilibria.mix_table` and
+    algorithm), as :func:`coexist.fluid.studies.equilibria.mix_table` and
     :func:`coexist.measured.equilibria.grouped_rates` give them, so model and measurement
     are read alike.
     ``column`` picks another column of the same layout (e.g. the averages' standard errors).

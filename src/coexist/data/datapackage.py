@@ -158,7 +158,7 @@ def _model_resources(ref: Path, data_dir: Path) -> list[dict]:
 
 
 def _model_run_resources(data_dir: Path) -> list[dict]:
-    """The committed fluid-model runs under ``model-runs/`` (:mod:`coexist.fluid.store`):
+    """The committed fluid-model runs under ``model-runs/`` (:mod:`coexist.runstore.store`):
     the index and every result object, with the provenance the index records."""
     root = data_dir / "model-runs"
     index = root / "index.jsonl"

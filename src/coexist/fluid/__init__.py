@@ -1,29 +1,46 @@
 """Fluid (delay-differential) model of BBRv1, BBRv2, Reno and CUBIC after Scherrer et al.
-(IMC 2022), in two readings. Units of the configuration: packets, packets per second,
-seconds.
+(IMC 2022), in two readings, and the studies built on it. Units of the configuration:
+packets, packets per second, seconds.
 
-- The published reading (``published``, the default of ``solve.Config`` and of every
-  helper: ``solve.DEFAULT_READING``): the equations as the authors' code integrates them
-  (the code that produced the paper's figures), checked against that code's own outputs
-  (``authors``, ``data/reference/``).
-- The printed reading (``solve``'s own kernel, ``Config(reading="printed")``): the
-  equations as the paper prints them, with the choices ``solve`` documents, kept where it
-  teaches something (the readings page).
+The public face::
 
-The equations live in modules that follow the paper's structure, one function each:
-``network`` (eqs. 1-8), ``reno`` (eq. 39) and ``cubic`` (eqs. 40-41), on floats and NumPy
-arrays alike; ``bbr`` (BBR's shared core, eqs. 9-19), ``bbr1`` (eqs. 20-23) and ``bbr2``
-(eqs. 24-32), compiled functions in both readings that the two kernels inline (``smooth``
-holds σ, Γ and the indicator as each reading writes them; ``kernel_cache`` keeps Numba's
-cache of the kernels true to them).
+    from coexist.fluid import Config, Flow, run, dumbbell
 
-``solve`` holds the configuration (``Config``, ``Flow``), the trace and ``run``, which
-integrates either reading (the published one through ``published.integrate``, the kernel
-of the authors' equations). ``authors`` compares runs with the authors' code's outputs;
-``convergence`` and ``run_length`` run either reading at several steps and run lengths;
-``metrics`` computes the paper's aggregate metrics from a trace; ``equilibria`` searches
-Nash equilibria of the CUBIC/BBR choice; ``stability`` holds the reduced models of §5;
-``cache`` memoises runs on disk; ``fanout`` runs a sweep's independent runs on threads or
-a Dask cluster; ``reference`` integrates the printed reading step by step in NumPy, the
-yardstick of ``solve``'s compiled kernel.
+Two subpackages:
+
+- :mod:`.model`: the equations and their kernels. The published reading (the default,
+  ``DEFAULT_READING``): the equations as the authors' code integrates them
+  (:mod:`.model.published`, checked against that code's own outputs), with the paper's
+  set-up of a run (:mod:`.model.paper_setup`). The printed reading
+  (``Config(reading="printed")``, :mod:`.model.printed`): the equations as the paper prints
+  them. The equations follow the paper's structure, one function each: ``network`` (eqs.
+  1-8), ``reno`` (eq. 39), ``cubic`` (eqs. 40-41), ``bbr`` (eqs. 9-19), ``bbr1`` (eqs.
+  20-23), ``bbr2`` (eqs. 24-32), ``smooth`` (σ, Γ and the indicator). ``solve`` holds the
+  configuration, the trace and ``run``; ``metrics`` the paper's aggregate metrics;
+  ``oracle`` integrates the printed reading step by step in NumPy, the yardstick of the
+  compiled kernel; ``numba_cache`` keeps Numba's cache of the kernels true to them.
+- :mod:`.studies`: what the book asks of the model: Nash equilibria of the CUBIC/BBR
+  choice, run length, step convergence, the periodic fluctuation, the insights, the reduced
+  models of §5, the runs beside the authors' outputs and beside the measurements. Each
+  stored kind of result is registered where it is computed.
+
+Runs are memoised and stored by :mod:`coexist.runstore`, which knows nothing of the model:
+importing this package declares it (its source and that of the closed form and the series
+analysis it reads make up every stored run's key).
 """
+
+from ..runstore import source_key
+
+source_key.declare_model("coexist.fluid", "coexist.closed_form", "coexist.analysis")
+
+from .model.solve import (  # noqa: E402  (the model is declared before its modules load)
+    CCAS,
+    DEFAULT_READING,
+    Config,
+    Flow,
+    Trace,
+    dumbbell,
+    run,
+)
+
+__all__ = ["CCAS", "DEFAULT_READING", "Config", "Flow", "Trace", "dumbbell", "run"]

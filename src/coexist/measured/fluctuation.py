@@ -14,7 +14,7 @@ import pandas as pd
 from .. import data
 from ..analysis import periodicity
 from ..analysis.fluctuation import panels, summarise
-from ..fluid import cubic
+from ..fluid.model import cubic
 from ..testbed import campaign as campaign_mod
 
 
@@ -90,7 +90,7 @@ def measured_panels(campaign: str, rtts_ms: Sequence[float], *, bin_s: float,
 
 
 def cubic_epochs(campaign: str, rtts_ms: Sequence[float], warmup_s: float) -> pd.DataFrame:
-    """CUBIC's epoch ``K`` (:func:`coexist.fluid.cubic.k_time`) in every stored run of
+    """CUBIC's epoch ``K`` (:func:`coexist.fluid.model.cubic.k_time`) in every stored run of
     ``campaign`` at the given RTTs, from the 90th percentile of the CUBIC flows' sampled
     window after the warm-up (an upper estimate of ``W_max``)."""
     rows = []

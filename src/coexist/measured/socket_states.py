@@ -63,7 +63,7 @@ def bbr_operating_points(name: str, data_dir: Path = data.DATA) -> pd.DataFrame:
 
 def cubic_bbr_regime(sockets: pd.DataFrame, queue: pd.DataFrame, bdp_bytes: float,
                      warmup_s: float) -> dict[str, float]:
-    """What the fluid model's :func:`coexist.fluid.metrics.cubic_bbr_regime` reads, from a
+    """What the fluid model's :func:`coexist.fluid.model.metrics.cubic_bbr_regime` reads, from a
     run's samples after warm-up: the share of bottleneck-queue samples (``queue.csv``)
     under one BDP, and the CUBIC flows' smallest cwnd over their largest (``ss`` samples,
     ``sockets.csv``). Samples are 0.5 s apart, so the smallest cwnd is an upper bound on

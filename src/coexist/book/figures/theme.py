@@ -8,6 +8,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from ...fluid.model import versions
 from ...measured import run_length
 
 WIDTH, HEIGHT = 520, 300
@@ -29,23 +30,18 @@ PALETTE = {
     "measured (this testbed)": "#222222",
     run_length.study_label(run_length.LENGTHS_S[-1]): "#0571b0",
     run_length.NOT_SETTLED: "#a0a0a0",
-    "fluid model": "#e6ab02",
-    "fluid model, RTprop expiring": "#a6761d",
-    "fluid model, RTprop expiring, CUBIC recovery": "#1f78b4",
+    versions.PUBLISHED.name: "#e6ab02",
+    versions.RTPROP_EXPIRY.name: "#a6761d",
+    versions.BOTH.name: "#1f78b4",
 }
 #: The fluid model's first two versions: as published (eq. 9 only lowers
 #: RTprop) and with Linux BBR's RTprop filter expiring, keyed by ``rtprop_expiry``.
-FLUID = {False: "fluid model", True: "fluid model, RTprop expiring"}
-#: Every version, keyed by (``rtprop_expiry``, ``cubic_recovery``): the two above and the
-#: same with CUBIC cutting once per loss episode (:mod:`coexist.fluid.solve`).
-FLUID_VERSIONS = {(False, False): FLUID[False], (True, False): FLUID[True],
-                  (False, True): "fluid model, CUBIC recovery",
-                  (True, True): "fluid model, RTprop expiring, CUBIC recovery"}
-#: The versions set beside measurements, by (``rtprop_expiry``, ``cubic_recovery``): as
-#: published, and with the RTprop expiry, the one Linux mechanism that brings the published
-#: model closer to our measurements on its own (S-Options; CUBIC's recovery alone takes it
-#: further away).
-FLUID_SHOWN = {v: FLUID_VERSIONS[v] for v in ((False, False), (True, False))}
+FLUID = {False: versions.PUBLISHED.name, True: versions.RTPROP_EXPIRY.name}
+#: Every version's name, keyed by its :class:`~coexist.fluid.model.versions.Version` (a
+#: pair (``rtprop_expiry``, ``cubic_recovery``)).
+FLUID_VERSIONS = {v: v.name for v in versions.VERSIONS}
+#: The versions set beside measurements (:data:`coexist.fluid.model.versions.SHOWN`).
+FLUID_SHOWN = {v: v.name for v in versions.SHOWN}
 
 
 def fluid_names(table: pd.DataFrame) -> pd.Series:
@@ -54,7 +50,7 @@ def fluid_names(table: pd.DataFrame) -> pd.Series:
     recovery = (table["cubic_recovery"] if "cubic_recovery" in table
                 else pd.Series(False, index=table.index))
     keys = zip(table["rtprop_expiry"].astype(bool), recovery.astype(bool), strict=True)
-    return pd.Series([FLUID_VERSIONS[k] for k in keys], index=table.index)
+    return pd.Series([versions.Version(*k).name for k in keys], index=table.index)
 
 
 @alt.theme.register("coexist", enable=False)
@@ -90,9 +86,8 @@ def color_scale(domain: list[str]) -> alt.Scale:
 
 #: Line style of each fluid-model version, the same in every figure: the versions differ by
 #: dash (colour is left to what a figure compares: algorithms, bounds, settings).
-FLUID_DASH = {FLUID_VERSIONS[(False, False)]: [6, 3], FLUID_VERSIONS[(True, False)]: [2, 2],
-              FLUID_VERSIONS[(False, True)]: [8, 3, 2, 3],
-              FLUID_VERSIONS[(True, True)]: [4, 4]}
+FLUID_DASH = {versions.PUBLISHED.name: [6, 3], versions.RTPROP_EXPIRY.name: [2, 2],
+              versions.CUBIC_RECOVERY.name: [8, 3, 2, 3], versions.BOTH.name: [4, 4]}
 #: how a subtitle names the two versions' line styles
 FLUID_STYLE_NOTE = "fluid model long-dashed as published, dotted with the RTprop expiring"
 #: dashes for the other series of a dash scale, in order (the first is solid)

@@ -17,7 +17,7 @@ from .entries import DECLARED, FLUID_BDP, NOT_FLUID_RTTS, Entry
 
 #: steps each way the fluid model's delay lines need: its published reading reads each rate
 #: back one forward delay later, so it refuses a forward delay (half the RTT) under a step
-#: (:func:`coexist.fluid.solve.simulate_published`)
+#: (:func:`coexist.fluid.model.solve.simulate_published`)
 STEPS_PER_ONE_WAY_DELAY = 1
 
 
