@@ -29,9 +29,8 @@ Definitions (each page's main content, ``article.bd-article``):
 - **Numbers** are runs of digits with their decimals and thousands separators
   (``1,200``, ``0.37``) and an optional ``%`` after at most one space (``26 %`` is one
   number). Digits inside a name are not numbers: a run counts only if the part of its
-  token before it holds no letter or underscore (``M-F1``, ``S-F6-10``, ``BBRv2``, ``p99.9``
-  count none;
-  ``720-1,200`` counts two).
+  token before it holds no letter or underscore (``M-F1``, ``S-F6-10``, ``BBRv2``,
+  ``p99.9`` count none; ``720-1,200`` counts two).
 
 The measures (:meth:`ProseReport.measures`):
 
