@@ -8,6 +8,7 @@ pixels, can be compared in CI.
 - :mod:`.theme`: size, text column, palette, the fluid model's versions and their dashes
 - :mod:`.marks`: the marks every figure draws alike (fluid curves, measured bars, notes)
 - :mod:`.checks`: the craft checks a figure passes before it is saved
+- :mod:`.glance`: the checks that it reads at a glance (legends, colours, layers, reach)
 - :mod:`.rendering`: titles fitted to the column, the spec and SVG, saving with the table
 - :mod:`.origins`: the provenance line and the "Re-run this figure" box
 - :mod:`.page`: showing and gluing a figure, values and sentences on its page
@@ -27,6 +28,20 @@ from .checks import (  # noqa: F401 (re-exported)
     svg_width,
 )
 from .embed import VEGA_JS, interactive  # noqa: F401 (re-exported)
+from .glance import (  # noqa: F401 (re-exported)
+    LEGEND_REACH_PX,
+    MAX_SUBTITLE_LINES,
+    MEASURED_STYLE,
+    MIN_COLOUR_DIFFERENCE,
+    MODEL_STYLE,
+    check_colours_apart,
+    check_glance,
+    check_layer_order,
+    check_legend_dashes,
+    check_legend_reach,
+    check_subtitle_lines,
+    colour_difference,
+)
 from .marks import fluid_line, measured_marks, note, panels_in_rows  # noqa: F401 (re-exported)
 from .origins import provenance, rerun_box, value_text  # noqa: F401 (re-exported)
 from .page import (  # noqa: F401 (re-exported)
@@ -42,6 +57,7 @@ from .page import (  # noqa: F401 (re-exported)
 from .rendering import fit_titles, render, save  # noqa: F401 (re-exported)
 from .tables import TABLE_ROWS, show_table, table  # noqa: F401 (re-exported)
 from .theme import (  # noqa: F401 (re-exported)
+    CATEGORY,
     COLUMN,
     FLUID,
     FLUID_DASH,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from .glance import MEASURED_STYLE, MODEL_STYLE
 from .theme import FLUID_DASH, MEASURED_COLOUR
 
 
@@ -31,10 +32,13 @@ def panels_in_rows(panels: list, per_row: int = 2) -> alt.TopLevelMixin:
 
 def fluid_line(base: alt.Chart, y: str | alt.Y, version: str, **encode) -> alt.Chart:
     """A fluid-model curve: a thin line in its version's dash (:data:`FLUID_DASH`) with
-    small points at the runs, over ``base`` (which carries x and the data)."""
+    small points at the runs, over ``base`` (which carries x and the data). Its mark style
+    names it a model, so :func:`~.glance.check_layer_order` keeps it under measured points;
+    for its legend to show the dash, encode ``strokeDash`` as the colour is (field and
+    title alike, scale :func:`~.theme.dash_scale`)."""
     if version not in FLUID_DASH:
         raise ValueError(f"version={version!r}: valid values are {', '.join(FLUID_DASH)}")
-    return base.mark_line(strokeDash=FLUID_DASH[version], strokeWidth=1.5,
+    return base.mark_line(strokeDash=FLUID_DASH[version], strokeWidth=1.5, style=MODEL_STYLE,
                           point=alt.OverlayMarkDef(size=18)).encode(y=y, **encode)
 
 
@@ -51,18 +55,19 @@ def measured_marks(base: alt.Chart, y: str, lo: str, hi: str, *, tooltip: list |
     (``n_runs``) appended. ``hollow`` draws an open point in the colour on a thin bar: a
     measurement shown but not used (where colour already says something else, e.g. the
     algorithm, and grey cannot mark it). Returns the bar and the point, to be layered in
-    that order.
+    that order, after every model layer (their mark style names them measured, which
+    :func:`~.glance.check_layer_order` checks).
     """
     fixed = {"color": color} if color else {}
     tip = [*(tooltip or []), alt.Tooltip(f"{lo}:Q", format=".3g", title="smallest run"),
            alt.Tooltip(f"{hi}:Q", format=".3g", title="largest run"),
            alt.Tooltip("n_runs:Q", title="runs")]
-    bar = base.mark_rule(strokeWidth=1 if hollow else 2, **fixed).encode(
-        y=f"{lo}:Q", y2=f"{hi}:Q")
+    bar = base.mark_rule(strokeWidth=1 if hollow else 2, style=MEASURED_STYLE,
+                         **fixed).encode(y=f"{lo}:Q", y2=f"{hi}:Q")
     outline = {"strokeWidth": 1.8} if hollow else {"stroke": MEASURED_COLOUR,
                                                    "strokeWidth": 0.6}
-    dot = base.mark_point(filled=not hollow, size=size, shape=shape, **outline,
-                          **fixed).encode(y=f"{y}:Q", tooltip=tip)
+    dot = base.mark_point(filled=not hollow, size=size, shape=shape, style=MEASURED_STYLE,
+                          **outline, **fixed).encode(y=f"{y}:Q", tooltip=tip)
     if where is not None:
         bar, dot = bar.transform_filter(where), dot.transform_filter(where)
     return bar, dot
