@@ -105,7 +105,36 @@ def test_a_legend_a_screen_below_the_first_panel_is_refused():
     tall = alt.vconcat(panel, panel, panel)  # the legend under ~800 px of panels
     below = tall.configure_legend(orient="bottom")
     with pytest.raises(figures.FigureError, match=r"probe places its legend .* px below the top "
-                                                  r"of its first panel; valid: at most 700 px"):
+                                                  r"of the first panel it explains; valid: at "
+                                                  r"most 700 px"):
         figures.check_legend_reach(rendered(below)[1], "probe")
     figures.check_legend_reach(rendered(tall.configure_legend(orient="top"))[1], "probe")
     figures.check_legend_reach(rendered(alt.vconcat(panel))[1], "probe")  # a short figure
+
+
+def test_a_legend_of_a_part_of_a_figure_is_measured_from_that_part():
+    """A concat whose colour scale is its own carries its own legend, above its own panels:
+    far below the figure's first panel, but not below the panels it explains."""
+    panel = alt.Chart(LINES).mark_line().encode(x="x", y="y", color="s:N").properties(
+        width=400, height=250)
+    other = alt.Chart(LINES).mark_point().encode(x="x", y="y", color="x:N").properties(
+        width=400, height=250)
+    figure = alt.vconcat(alt.vconcat(panel, panel, panel), other).resolve_scale(
+        color="independent").configure_legend(orient="top")
+    distances = dict(figures.glance.legend_distances(rendered(figure)[1]))
+    assert len(distances) == 2 and all(d < 0 for d in distances.values()), distances
+
+
+def test_one_key_shows_curves_in_their_dash_and_points_as_dots():
+    data = pd.DataFrame({"x": [0, 1, 0, 1, 0.5], "y": [0, 1, 1, 0, 0.5],
+                         "s": [*[figures.FLUID[False]] * 2, *[figures.FLUID[True]] * 2, "m"]})
+    colour, dash, shape = figures.series_key("s", list(figures.FLUID.values()), ["m"])
+    curves = alt.Chart(data[data.s != "m"]).mark_line().encode(x="x", y="y", color=colour,
+                                                               strokeDash=dash)
+    points = alt.Chart(data[data.s == "m"]).mark_point(filled=True).encode(
+        x="x", y="y", color=colour, shape=shape)
+    svg = rendered(alt.layer(curves, points))[1]
+    figures.check_legend_dashes(svg, "probe")
+    symbols = figures.glance._legend_symbols(svg)
+    assert sorted(s["dash"] for s in symbols if s["dash"] not in (None, "1,0")) == ["2,2", "6,3"]
+    assert len(symbols) == 3

@@ -42,7 +42,13 @@ from .glance import (  # noqa: F401 (re-exported)
     check_subtitle_lines,
     colour_difference,
 )
-from .marks import fluid_line, measured_marks, note, panels_in_rows  # noqa: F401 (re-exported)
+from .marks import (  # noqa: F401 (re-exported)
+    fluid_line,
+    measured_marks,
+    note,
+    panels_in_rows,
+    series_key,
+)
 from .origins import provenance, rerun_box, value_text  # noqa: F401 (re-exported)
 from .page import (  # noqa: F401 (re-exported)
     glue,

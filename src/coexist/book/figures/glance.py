@@ -240,53 +240,55 @@ def check_subtitle_lines(spec: dict, figure_id: str) -> None:
     walk(spec)
 
 
-def _placed(svg: str) -> list[tuple[str, float, ET.Element]]:
-    """Every group of the SVG with its class and the y of its origin on the figure."""
+_TRANSLATE = re.compile(r"translate\(\s*[-0-9.e]+[ ,]+([-0-9.e]+)")
+
+
+def legend_distances(svg: str) -> list[tuple[str, float]]:
+    """Each legend of the SVG, named by its label, with the distance in pixels from the top
+    of the first panel it explains down to its own top (negative above the panel). The
+    panels it explains are those of the nearest group holding both the legend and axes: a
+    legend of a whole figure explains its first panel, one of a part of a figure (a concat
+    whose scales are its own) that part's first panel."""
     root = ET.fromstring(svg)
-    out: list[tuple[str, float, ET.Element]] = []
+    found: list[tuple[str, float, list[ET.Element]]] = []
+    axis_top: dict[int, float] = {}
 
-    def walk(node: ET.Element, y: float) -> None:
-        move = re.search(r"translate\(\s*[-0-9.e]+[ ,]+([-0-9.e]+)", node.get("transform", ""))
+    def walk(node: ET.Element, y: float, ancestors: list[ET.Element]) -> float:
+        move = _TRANSLATE.search(node.get("transform", ""))
         y += float(move.group(1)) if move else 0.0
-        if node.tag.endswith("}g") or node.tag == "g":
-            out.append((node.get("class", ""), y, node))
+        classes = node.get("class", "").split()
+        if "role-legend" in classes:
+            tops = [y + float(m.group(1)) for child in node
+                    if (m := _TRANSLATE.search(child.get("transform", "")))]
+            found.append((node.get("aria-label") or "legend", min(tops, default=y),
+                          ancestors))
+            return math.inf
+        top = y if "role-axis" in classes else math.inf
         for child in node:
-            walk(child, y)
+            top = min(top, walk(child, y, [*ancestors, node]))
+        axis_top[id(node)] = top
+        return top
 
-    walk(root, 0.0)
+    walk(root, 0.0, [])
+    out = []
+    for label, top, ancestors in found:
+        panel = next((axis_top[id(a)] for a in reversed(ancestors)
+                      if axis_top.get(id(a), math.inf) < math.inf), None)
+        if panel is not None:
+            out.append((label, top - panel))
     return out
 
 
 def check_legend_reach(svg: str, figure_id: str) -> None:
     """Refuse a legend whose top lies more than :data:`LEGEND_REACH_PX` below the top of
-    the figure's first panel (its first axis): a reader would scroll between the panels and
-    their key. Put the legend above the panels, or split the figure."""
-    placed = _placed(svg)
-    axes = [y for cls, y, _ in placed if "role-axis" in cls.split()]
-    if not axes:
-        return
-    top = min(axes)
-    for cls, y, node in placed:
-        if "role-legend" not in cls.split():
-            continue
-        inner = [y2 for c2, y2, _ in _placed_below(node, y)]
-        legend_top = min(inner) if inner else y
-        if legend_top - top > LEGEND_REACH_PX:
-            label = (node.get("aria-label") or "legend")[:60]
-            raise FigureError(f"{figure_id} places its legend ({label!r}) "
-                              f"{legend_top - top:.0f} px below the top of its first panel; "
-                              f"valid: at most {LEGEND_REACH_PX} px (put the legend above "
-                              "the panels, or split the figure)")
-
-
-def _placed_below(node: ET.Element, y: float) -> list[tuple[str, float, ET.Element]]:
-    """The groups directly inside a group placed at ``y``, each at its own y."""
-    out = []
-    for child in node:
-        move = re.search(r"translate\(\s*[-0-9.e]+[ ,]+([-0-9.e]+)",
-                         child.get("transform", ""))
-        out.append((child.get("class", ""), y + (float(move.group(1)) if move else 0.0), child))
-    return out
+    the first panel it explains (:func:`legend_distances`): a reader would scroll between
+    the panels and their key. Put the legend above the panels, or split the figure."""
+    for label, distance in legend_distances(svg):
+        if distance > LEGEND_REACH_PX:
+            raise FigureError(f"{figure_id} places its legend ({label[:60]!r}) "
+                              f"{distance:.0f} px below the top of the first panel it "
+                              f"explains; valid: at most {LEGEND_REACH_PX} px (put the "
+                              "legend above the panels, or split the figure)")
 
 
 def check_glance(spec: dict, svg: str, figure_id: str) -> None:

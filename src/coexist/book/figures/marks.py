@@ -9,7 +9,7 @@ import altair as alt
 import pandas as pd
 
 from .glance import MEASURED_STYLE, MODEL_STYLE
-from .theme import FLUID_DASH, MEASURED_COLOUR
+from .theme import FLUID_DASH, MEASURED_COLOUR, color_scale
 
 
 def note(text: str, font_size: int = 13) -> alt.Chart:
@@ -71,3 +71,20 @@ def measured_marks(base: alt.Chart, y: str, lo: str, hi: str, *, tooltip: list |
     if where is not None:
         bar, dot = bar.transform_filter(where), dot.transform_filter(where)
     return bar, dot
+
+
+def series_key(field: str, curves: list[str], points: list[str],
+               **legend) -> tuple[alt.Color, alt.StrokeDash, alt.Shape]:
+    """Colour, dash and shape encodings of ``field`` that share one legend in which each
+    curve is drawn as a stroke in its dash (a fluid-model version's :data:`FLUID_DASH`,
+    the others solid) and each series of points as a dot: encode the curves' layers with
+    the colour and the dash, the points' with the colour and the shape. ``legend`` sets the
+    legend's own properties (orient, columns)."""
+    domain = [*curves, *points]
+    key = alt.Legend(symbolSize=250, symbolStrokeWidth=2, symbolOpacity=1, **legend)
+    colour = alt.Color(f"{field}:N", title=None, scale=color_scale(domain), legend=key)
+    dash = alt.StrokeDash(f"{field}:N", title=None, legend=key, scale=alt.Scale(
+        domain=domain, range=[FLUID_DASH.get(c, [1, 0]) for c in curves] + [[1, 0]] * len(points)))
+    shape = alt.Shape(f"{field}:N", title=None, legend=key, scale=alt.Scale(
+        domain=domain, range=["stroke"] * len(curves) + ["circle"] * len(points)))
+    return colour, dash, shape
