@@ -138,3 +138,29 @@ def test_one_key_shows_curves_in_their_dash_and_points_as_dots():
     symbols = figures.glance._legend_symbols(svg)
     assert sorted(s["dash"] for s in symbols if s["dash"] not in (None, "1,0")) == ["2,2", "6,3"]
     assert len(symbols) == 3
+
+
+def test_a_legend_of_line_styles_alone_shows_the_dash_of_every_colour():
+    """Colour for the algorithm, dash for the model: two legends, each telling one."""
+    data = pd.DataFrame({"x": [0, 1] * 4, "y": [0, 1, 1, 0, 0.2, 0.8, 0.9, 0.1],
+                         "cca": ["BBR"] * 4 + ["CUBIC"] * 4,
+                         "model": (["sync"] * 2 + ["desync"] * 2) * 2})
+    chart = alt.Chart(data).mark_line().encode(
+        x="x", y="y", detail="model:N", color=alt.Color("cca:N", title="Algorithm"),
+        strokeDash=alt.StrokeDash("model:N", title="Bound", scale=alt.Scale(
+            domain=["sync", "desync"], range=[[1, 0], [12, 4]])))
+    figures.check_legend_dashes(rendered(chart)[1], "probe")
+    hidden = chart.encode(strokeDash=alt.StrokeDash("model:N", legend=None, scale=alt.Scale(
+        domain=["sync", "desync"], range=[[1, 0], [12, 4]])))
+    with pytest.raises(figures.FigureError, match="dashed 12,4 that no legend symbol shows"):
+        figures.check_legend_dashes(rendered(hidden)[1], "probe")
+
+
+def test_a_grey_reference_line_needs_no_legend_but_a_coloured_one_does():
+    data = pd.DataFrame({"x": [0, 1], "y": [0.5, 0.5]})
+    fair = alt.Chart(data).mark_line(strokeDash=[5, 4], color="#555").encode(x="x", y="y")
+    figures.check_legend_dashes(rendered(fair)[1], "probe")
+    coloured = alt.Chart(data).mark_line(strokeDash=[5, 4], color="#1b9e77").encode(x="x",
+                                                                                    y="y")
+    with pytest.raises(figures.FigureError, match="#1b9e77 dashed 5,4"):
+        figures.check_legend_dashes(rendered(coloured)[1], "probe")

@@ -14,6 +14,7 @@ pixels, can be compared in CI.
 - :mod:`.page`: showing and gluing a figure, values and sentences on its page
 - :mod:`.tables`: compact HTML tables on a page
 - :mod:`.embed`: charts the reader drives, embedded with the book's own Vega bundle
+- :mod:`.phone`: a figure's second drawing for a phone's column, served to narrow screens
 """
 
 from .checks import (  # noqa: F401 (re-exported)
@@ -59,6 +60,13 @@ from .page import (  # noqa: F401 (re-exported)
     quoted_list,
     result,
     show,
+)
+from .phone import (  # noqa: F401 (re-exported)
+    PHONE_COLUMN,
+    PHONE_MIN_FONT,
+    displayed_font,
+    phone_spec,
+    phone_svg,
 )
 from .rendering import fit_titles, render, save  # noqa: F401 (re-exported)
 from .tables import TABLE_ROWS, show_table, table  # noqa: F401 (re-exported)

@@ -47,14 +47,16 @@ def _attr(tag: str, name: str) -> str | None:
 
 
 def _legend_symbols(svg: str) -> list[dict]:
-    """Each legend symbol's fill, stroke, opacity and dash, as Vega renders them."""
+    """Each legend symbol's fill, stroke, opacity and dash, as Vega renders them, with the
+    number of the legend it belongs to."""
     symbols = []
-    for group in re.findall(r'<g class="mark-symbol role-legend-symbol[^>]*>(.*?)</g>', svg,
-                            re.S):
-        for path in re.findall(r"<path[^>]*>", group):
-            symbols.append({"fill": _attr(path, "fill"), "stroke": _attr(path, "stroke"),
-                            "opacity": float(_attr(path, "opacity") or 1),
-                            "dash": _attr(path, "stroke-dasharray")})
+    for number, legend in enumerate(svg.split('<g class="mark-group role-legend"')[1:]):
+        for group in re.findall(r'<g class="mark-symbol role-legend-symbol[^>]*>(.*?)</g>',
+                                legend, re.S):
+            for path in re.findall(r"<path[^>]*>", group):
+                symbols.append({"fill": _attr(path, "fill"), "stroke": _attr(path, "stroke"),
+                                "opacity": float(_attr(path, "opacity") or 1),
+                                "dash": _attr(path, "stroke-dasharray"), "legend": number})
     return symbols
 
 
@@ -66,19 +68,39 @@ def _dash(value: str | None) -> str | None:
 
 
 def check_legend_dashes(svg: str, figure_id: str) -> None:
-    """Refuse a dashed or dotted line whose dash no legend symbol of its colour shows: a
-    legend of dots for line series cannot tell a dashed model from a dotted one. Encode the
-    line's ``strokeDash`` in the same legend as its colour (same field and title), so Vega
-    draws each symbol as a stroke in its dash."""
-    shown = {(s["stroke"], _dash(s["dash"])) for s in _legend_symbols(svg)}
+    """Refuse a dashed or dotted line whose dash no legend shows: a legend of dots for line
+    series cannot tell a dashed model from a dotted one. The dash must be drawn by a symbol
+    of the line's colour, or by a legend of line styles alone (all its symbols in one
+    colour, the colours told by another legend). A grey line in a colour no legend shows is
+    a reference (a fair share, a gate's limit), which the subtitle names. Encode a series'
+    ``strokeDash`` in the same legend as its colour (same field and title,
+    :func:`~.marks.series_key`), so Vega draws each symbol as a stroke in its dash."""
+    symbols = _legend_symbols(svg)
+    shown = {(s["stroke"], _dash(s["dash"])) for s in symbols}
+    by_legend: dict[int, list[dict]] = {}
+    for s in symbols:
+        by_legend.setdefault(s["legend"], []).append(s)
+    styles_only = {_dash(s["dash"]) for group in by_legend.values()
+                   if len({s["stroke"] for s in group}) == 1 for s in group}
     for group in re.findall(r'<g class="mark-line role-mark[^>]*>(.*?)</g>', svg, re.S):
         for path in re.findall(r"<path[^>]*>", group):
             dash, stroke = _dash(_attr(path, "stroke-dasharray")), _attr(path, "stroke")
-            if dash is None or stroke is None or (stroke, dash) in shown:
+            if dash is None or stroke is None or (stroke, dash) in shown or dash in styles_only:
                 continue
+            if _grey(stroke) and stroke not in {s["stroke"] for s in symbols}:
+                continue  # a reference line
             raise FigureError(f"{figure_id} draws a line in {stroke} dashed {dash} that no "
                               "legend symbol shows; valid: a legend symbol of that colour "
-                              "drawn in that dash (encode strokeDash in the colour's legend)")
+                              "drawn in that dash, or a legend of line styles alone (encode "
+                              "strokeDash in the colour's legend)")
+
+
+def _grey(colour: str) -> bool:
+    """Whether ``colour`` (``#rgb`` or ``#rrggbb``) is a grey: its three channels equal."""
+    digits = colour.lstrip("#")
+    if len(digits) == 3:
+        digits = "".join(d * 2 for d in digits)
+    return len(digits) == 6 and digits[0:2] == digits[2:4] == digits[4:6]
 
 
 def _lab(colour: str, opacity: float) -> tuple[float, float, float]:
