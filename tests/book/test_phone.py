@@ -41,6 +41,8 @@ def test_the_phone_drawing_stacks_the_panels_within_the_phone_column():
     assert "vconcat" in small and "hconcat" not in small
     assert all(p["width"] <= phone.PHONE_PANEL for p in small["vconcat"])
     assert all(len(line) <= phone.PHONE_SUBTITLE_CHARS for line in small["title"]["subtitle"])
+    legends = small["config"]["legend"]  # one column, several legends one under another
+    assert legends["columns"] == 1 and legends["layout"]["top"]["direction"] == "vertical"
     drawn = figures.phone_svg(spec)
     assert drawn is not None and figures.svg_width(drawn) <= phone.PHONE_COLUMN * 1.1
     assert figures.displayed_font(drawn) >= figures.PHONE_MIN_FONT

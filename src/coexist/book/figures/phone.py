@@ -6,8 +6,8 @@ The book's column is 676 px wide on a laptop; a phone 412 px wide shows the page
 :data:`PHONE_COLUMN` px, so a figure drawn for the laptop would be shrunk to about 55 % and
 its 11-px labels read at 6 px. :func:`phone_spec` redraws the chart's spec for the phone
 (concatenated panels stacked, wrapped facets in one column, panels at most
-:data:`PHONE_PANEL` px wide, legends in one or two columns, titles broken to the narrower
-column); :func:`phone_svg` renders it and keeps it only if its smallest text shows at
+:data:`PHONE_PANEL` px wide, legends stacked in one or two columns, titles broken to the
+narrower column); :func:`phone_svg` renders it and keeps it only if its smallest text shows at
 :data:`PHONE_MIN_FONT` px or more there.
 
 The page carries both drawings in one SVG (the phone's inside a ``<metadata>`` element,
@@ -90,7 +90,11 @@ def phone_spec(spec: dict) -> dict:
     walk(out)
     config = out.setdefault("config", {})
     config.setdefault("view", {})["continuousWidth"] = PHONE_PANEL
-    config.setdefault("legend", {})["columns"] = 1
+    legend = config.setdefault("legend", {})
+    legend["columns"] = 1
+    # several legends above (or below) the panels stacked, not side by side
+    legend["layout"] = {side: {"direction": "vertical", "anchor": "start"}
+                        for side in ("top", "bottom")}
     return out
 
 
