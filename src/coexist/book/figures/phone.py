@@ -6,7 +6,7 @@ The book's column is 676 px wide on a laptop; a phone 412 px wide shows the page
 :data:`PHONE_COLUMN` px, so a figure drawn for the laptop would be shrunk to about 55 % and
 its 11-px labels read at 6 px. :func:`phone_spec` redraws the chart's spec for the phone
 (concatenated panels stacked, wrapped facets in one column, panels at most
-:data:`PHONE_PANEL` px wide, legends stacked in one or two columns, titles broken to the
+:data:`PHONE_PANEL` px wide, legends stacked in one column, titles broken to the
 narrower column); :func:`phone_svg` renders it and keeps it only if its smallest text shows at
 :data:`PHONE_MIN_FONT` px or more there.
 
@@ -48,9 +48,10 @@ def _wrap(lines, width: int) -> list[str]:
 
 def phone_spec(spec: dict) -> dict:
     """The Vega-Lite ``spec`` redrawn for a phone's column: side-by-side panels stacked,
-    wrapped facets and concats in one column, a facet's columns turned into rows, panels
-    no wider than :data:`PHONE_PANEL`, legends in at most two columns (one by default),
-    and titles broken to the phone's column. The data and the encodings stay as they are."""
+    wrapped facets and concats in one column, a facet's columns turned into rows and its
+    row labels set above the rows, panels no wider than :data:`PHONE_PANEL`, legends in one
+    column one under another, and titles broken to the phone's column. The data and the
+    encodings stay as they are."""
     out = copy.deepcopy(spec)
 
     def walk(node) -> None:
@@ -74,7 +75,7 @@ def phone_spec(spec: dict) -> dict:
             node["width"] = PHONE_PANEL
         legend = node.get("legend")
         if isinstance(legend, dict) and isinstance(legend.get("columns"), int):
-            legend["columns"] = min(legend["columns"], 2)
+            legend["columns"] = 1
         title = node.get("title")
         if isinstance(title, dict):
             if "text" in title:
@@ -95,6 +96,9 @@ def phone_spec(spec: dict) -> dict:
     # several legends above (or below) the panels stacked, not side by side
     legend["layout"] = {side: {"direction": "vertical", "anchor": "start"}
                         for side in ("top", "bottom")}
+    # a facet's row labels above its rows, not in a column of their own beside them
+    config["headerRow"] = {"labelOrient": "top", "labelAnchor": "start", "labelAngle": 0,
+                           "labelAlign": "left"}
     return out
 
 
