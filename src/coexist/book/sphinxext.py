@@ -82,6 +82,15 @@ CSS = """\
 CSS_FILE = "coexist.css"
 
 
+def _phone_figures(app: Sphinx, exception: Exception | None) -> None:
+    """Serve each figure's phone drawing to narrow screens (:func:`.figures.phone.publish`)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from .figures import phone
+
+    phone.publish(Path(app.outdir))
+
+
 def _write_css(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -174,6 +183,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_vega)
     app.connect("build-finished", _write_css)
+    app.connect("build-finished", _phone_figures)
     app.connect("build-finished", _write_sources)
     app.add_css_file(CSS_FILE)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
