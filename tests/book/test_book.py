@@ -187,3 +187,18 @@ def test_a_rebuild_executes_only_what_changed(tmp_path):
     (tmp_path / "src" / "model.py").write_text("A = 2\n")
     assert book.build(tmp_path, jobs=1, strict=False) == 0 and runs() == 3
     assert book.build(tmp_path, jobs=1, strict=False, fresh=True) == 0 and runs() == 4
+
+
+def test_the_landing_page_reads_the_repository_url_from_its_one_field():
+    """The landing page names the repository through a substitution the book's extension
+    fills from ``_config.yml``'s ``repository.url``, and says where to set it while it is
+    empty: no page types the URL itself."""
+    from coexist.book import sphinxext
+
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    assert re.search(r"^repository:\n  url: ", config, re.M)
+    intro = (ROOT / "chapters" / "intro.md").read_text(encoding="utf-8")
+    assert f"{{{{ {sphinxext.REPOSITORY_KEY} }}}}" in intro
+    assert "repository.url" in sphinxext.repository_text("")
+    url = "https://example.org/coexist"
+    assert f"<{url}>" in sphinxext.repository_text(f" {url} ")

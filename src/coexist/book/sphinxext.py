@@ -78,6 +78,10 @@ CSS = """\
 /* a glued figure gets the whole text column, the width figures.COLUMN checks against */
 .bd-article figure { padding-left: 0; padding-right: 0; }
 .bd-article .cell_output div.highlight pre { white-space: pre-wrap; }
+/* a claim glued as a whole sentence reads in the weight of the text around it */
+.bd-article .coexist-plain span.pasted-text { font-weight: inherit; }
+/* the landing page's figure, pasted as inline SVG, narrows with a narrow screen */
+.bd-article .coexist-headline svg { max-width: 100%; height: auto; }
 """
 CSS_FILE = "coexist.css"
 
@@ -163,8 +167,32 @@ def _balance_reading(app: Sphinx, env, docnames: list[str]) -> None:
                                           build.page_seconds(Path(app.srcdir)))
 
 
+#: the substitution a page shows where the book's repository is (``{{ repository }}``)
+REPOSITORY_KEY = "repository"
+
+
+def repository_text(url: str) -> str:
+    """Where to get the book, as a page says it: a link to ``url``, or, while ``url`` is
+    empty, where to set it."""
+    url = url.strip()
+    if not url:
+        return ("This copy names no repository yet: its URL is set in `_config.yml`, "
+                "field `repository.url`.")
+    return f"The book, its data and its notebooks are in the repository <{url}>."
+
+
+def _repository_substitution(app: Sphinx, config) -> None:
+    """Offer the repository's URL, read from the one field that holds it (``_config.yml``'s
+    ``repository.url``, which Jupyter Book passes on as the theme's ``repository_url``), to
+    every page as the substitution :data:`REPOSITORY_KEY`."""
+    url = (config.html_theme_options or {}).get("repository_url", "") or ""
+    config.myst_substitutions = {**(config.myst_substitutions or {}),
+                                 REPOSITORY_KEY: repository_text(url)}
+
+
 def setup(app: Sphinx) -> dict:
     mathjax_source()  # fail at start-up, not after a long build, if MathJax is missing
+    app.connect("config-inited", _repository_substitution)
     app.connect("builder-inited", _declare_parallel_safe)
     app.connect("source-read", _name_page)
     app.connect("source-read", _note_glue_sources)
