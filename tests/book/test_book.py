@@ -191,14 +191,19 @@ def test_a_rebuild_executes_only_what_changed(tmp_path):
 
 def test_the_landing_page_reads_the_repository_url_from_its_one_field():
     """The landing page names the repository through a substitution the book's extension
-    fills from ``_config.yml``'s ``repository.url``, and says where to set it while it is
-    empty: no page types the URL itself."""
+    fills from ``_config.yml``'s ``repository.url``: ``git clone <url>`` once it is set, the
+    clone step alone while it is empty, never the build's plumbing (where the URL is set is
+    for the book's maintainers, in _config.yml and CONTRIBUTING.md). No page types the URL
+    itself."""
     from coexist.book import sphinxext
 
     config = (ROOT / "_config.yml").read_text(encoding="utf-8")
     assert re.search(r"^repository:\n  url: ", config, re.M)
+    assert "repository.url" in (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     intro = (ROOT / "chapters" / "intro.md").read_text(encoding="utf-8")
     assert f"{{{{ {sphinxext.REPOSITORY_KEY} }}}}" in intro
-    assert "repository.url" in sphinxext.repository_text("")
+    empty = sphinxext.repository_text(" ")
+    assert "clone" in empty.lower()
+    assert not re.search(r"_config|repository\.url|git clone", empty)
     url = "https://example.org/coexist"
-    assert f"<{url}>" in sphinxext.repository_text(f" {url} ")
+    assert f"`git clone {url}`" in sphinxext.repository_text(f" {url} ")

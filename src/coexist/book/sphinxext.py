@@ -80,8 +80,14 @@ CSS = """\
 .bd-article .cell_output div.highlight pre { white-space: pre-wrap; }
 /* a claim glued as a whole sentence reads in the weight of the text around it */
 .bd-article .coexist-plain span.pasted-text { font-weight: inherit; }
-/* the landing page's figure, pasted as inline SVG, narrows with a narrow screen */
+/* the landing page's figure, pasted as inline SVG: the wide chart, or on a phone's narrow
+   column the narrower one in larger type that F-Exp2 draws beside it */
 .bd-article .coexist-headline svg { max-width: 100%; height: auto; }
+.bd-article .coexist-headline .coexist-phone { display: none; }
+@media (max-width: 600px) {
+  .bd-article .coexist-headline .coexist-wide { display: none; }
+  .bd-article .coexist-headline .coexist-phone { display: block; }
+}
 """
 CSS_FILE = "coexist.css"
 
@@ -172,13 +178,13 @@ REPOSITORY_KEY = "repository"
 
 
 def repository_text(url: str) -> str:
-    """Where to get the book, as a page says it: a link to ``url``, or, while ``url`` is
-    empty, where to set it."""
+    """The clone step, as a page says it: ``git clone <url>``, or, while ``url`` is empty,
+    the step without it (a reader has no use for where the URL is set: ``_config.yml``'s
+    comment and CONTRIBUTING.md say that)."""
     url = url.strip()
     if not url:
-        return ("This copy names no repository yet: its URL is set in `_config.yml`, "
-                "field `repository.url`.")
-    return f"The book, its data and its notebooks are in the repository <{url}>."
+        return "Clone the book's repository, then, in its folder:"
+    return f"Clone the book's repository with `git clone {url}`, then, in its folder:"
 
 
 def _repository_substitution(app: Sphinx, config) -> None:
