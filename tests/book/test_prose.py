@@ -41,6 +41,7 @@ ALLOWED = (
      "the in-run sleepers' threshold, the lateness gate's share (a setting)"),
     ("chapters/fabric.md", "0.5 to 50 BDP", "the FABRIC reproduction's buffer range"),
     ("README.md", "Python 3.11", "a version"),
+    ("chapters/intro.md", "Python 3.11", "a version"),
     ("chapters/intro.md", "around 40 % {cite:p}`mishra2022bbr`", "quoted from the paper"),
     ("notebooks/derive_fluid_bbr2.ipynb", "at 2 % loss", "BBRv2's loss threshold (eq. 26)"),
     ("notebooks/derive_ware.ipynb", "backs off to 0.7 of its window", "CUBIC's β"),
