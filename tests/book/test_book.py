@@ -187,3 +187,23 @@ def test_a_rebuild_executes_only_what_changed(tmp_path):
     (tmp_path / "src" / "model.py").write_text("A = 2\n")
     assert book.build(tmp_path, jobs=1, strict=False) == 0 and runs() == 3
     assert book.build(tmp_path, jobs=1, strict=False, fresh=True) == 0 and runs() == 4
+
+
+def test_the_landing_page_reads_the_repository_url_from_its_one_field():
+    """The landing page names the repository through a substitution the book's extension
+    fills from ``_config.yml``'s ``repository.url``: ``git clone <url>`` once it is set, the
+    clone step alone while it is empty, never the build's plumbing (where the URL is set is
+    for the book's maintainers, in _config.yml and CONTRIBUTING.md). No page types the URL
+    itself."""
+    from coexist.book import sphinxext
+
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    assert re.search(r"^repository:\n  url: ", config, re.M)
+    assert "repository.url" in (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    intro = (ROOT / "chapters" / "intro.md").read_text(encoding="utf-8")
+    assert f"{{{{ {sphinxext.REPOSITORY_KEY} }}}}" in intro
+    empty = sphinxext.repository_text(" ")
+    assert "clone" in empty.lower()
+    assert not re.search(r"_config|repository\.url|git clone", empty)
+    url = "https://example.org/coexist"
+    assert f"`git clone {url}`" in sphinxext.repository_text(f" {url} ")

@@ -73,24 +73,28 @@ def metrics_chart(table: pd.DataFrame, pairs: Sequence[str], title: str,
                   subtitle: list[str]):
     """The aggregate figures' chart: one row per metric of
     :data:`coexist.measured.fluid_vs_measured.METRIC_TITLES`, its
-    drop-tail and RED panels on one y scale; the model's lines and the measured means (with
-    their spread) per pair of algorithms, each pair in its own colour. ``table`` is long:
+    drop-tail and RED panels on one y scale (utilisation's fitted to the data, not from 0);
+    the model's lines and the measured means (with their spread) per pair of algorithms,
+    each pair in its own colour, the key above the panels. ``table`` is long:
     pair, aqm, buffer_bdp, metric (titled), value, source ("fluid model" or "measured"),
     and lo and hi for the measured rows."""
     x = alt.X("buffer_bdp:Q", title="Buffer (BDP)")
-    # ten pairs, ten distinct colours; one legend under the whole figure
+    # ten pairs, ten colours far enough apart (figures.CATEGORY); one legend above the
+    # whole figure, on the screen of its first panels (under five rows it was not)
     colour = alt.Color("pair:N", title="CCA pair", sort=list(pairs),
-                       scale=alt.Scale(domain=list(pairs), scheme="tableau10"),
-                       legend=alt.Legend(orient="bottom", columns=5, symbolStrokeWidth=3))
+                       scale=alt.Scale(domain=list(pairs), range=figures.CATEGORY),
+                       legend=alt.Legend(orient="top", columns=5, symbolStrokeWidth=3))
     rows = []
-    for metric in METRIC_TITLES.values():
+    for key, metric in METRIC_TITLES.items():
+        # utilisation stays near 1: its axis fits the data, or every line lies on the top
+        y_scale = alt.Scale(zero=False) if key == "utilisation" else alt.Undefined
         cells = []
         for aqm, heading in AQM_TITLES.items():
             base = alt.Chart(table[(table.metric == metric) & (table.aqm == aqm)]).encode(
                 x=x, color=colour)
             lines = base.transform_filter("datum.source == 'fluid model'").mark_line(
                 point=alt.OverlayMarkDef(size=22)).encode(
-                y=alt.Y("value:Q", title=None),
+                y=alt.Y("value:Q", title=None, scale=y_scale),
                 tooltip=["pair", "aqm", "metric", "buffer_bdp",
                          alt.Tooltip("value:Q", format=".4f")])
             bars, dots = figures.measured_marks(

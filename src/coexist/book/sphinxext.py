@@ -78,8 +78,27 @@ CSS = """\
 /* a glued figure gets the whole text column, the width figures.COLUMN checks against */
 .bd-article figure { padding-left: 0; padding-right: 0; }
 .bd-article .cell_output div.highlight pre { white-space: pre-wrap; }
+/* a claim glued as a whole sentence reads in the weight of the text around it */
+.bd-article .coexist-plain span.pasted-text { font-weight: inherit; }
+/* the landing page's figure, pasted as inline SVG: the wide chart, or on a phone's narrow
+   column the narrower one in larger type that F-Exp2 draws beside it */
+.bd-article .coexist-headline svg { max-width: 100%; height: auto; }
+.bd-article .coexist-headline .coexist-phone { display: none; }
+@media (max-width: 600px) {
+  .bd-article .coexist-headline .coexist-wide { display: none; }
+  .bd-article .coexist-headline .coexist-phone { display: block; }
+}
 """
 CSS_FILE = "coexist.css"
+
+
+def _phone_figures(app: Sphinx, exception: Exception | None) -> None:
+    """Serve each figure's phone drawing to narrow screens (:func:`.figures.phone.publish`)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from .figures import phone
+
+    phone.publish(Path(app.outdir))
 
 
 def _write_css(app: Sphinx, exception: Exception | None) -> None:
@@ -163,8 +182,32 @@ def _balance_reading(app: Sphinx, env, docnames: list[str]) -> None:
                                           build.page_seconds(Path(app.srcdir)))
 
 
+#: the substitution a page shows where the book's repository is (``{{ repository }}``)
+REPOSITORY_KEY = "repository"
+
+
+def repository_text(url: str) -> str:
+    """The clone step, as a page says it: ``git clone <url>``, or, while ``url`` is empty,
+    the step without it (a reader has no use for where the URL is set: ``_config.yml``'s
+    comment and CONTRIBUTING.md say that)."""
+    url = url.strip()
+    if not url:
+        return "Clone the book's repository, then, in its folder:"
+    return f"Clone the book's repository with `git clone {url}`, then, in its folder:"
+
+
+def _repository_substitution(app: Sphinx, config) -> None:
+    """Offer the repository's URL, read from the one field that holds it (``_config.yml``'s
+    ``repository.url``, which Jupyter Book passes on as the theme's ``repository_url``), to
+    every page as the substitution :data:`REPOSITORY_KEY`."""
+    url = (config.html_theme_options or {}).get("repository_url", "") or ""
+    config.myst_substitutions = {**(config.myst_substitutions or {}),
+                                 REPOSITORY_KEY: repository_text(url)}
+
+
 def setup(app: Sphinx) -> dict:
     mathjax_source()  # fail at start-up, not after a long build, if MathJax is missing
+    app.connect("config-inited", _repository_substitution)
     app.connect("builder-inited", _declare_parallel_safe)
     app.connect("source-read", _name_page)
     app.connect("source-read", _note_glue_sources)
@@ -174,6 +217,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_vega)
     app.connect("build-finished", _write_css)
+    app.connect("build-finished", _phone_figures)
     app.connect("build-finished", _write_sources)
     app.add_css_file(CSS_FILE)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

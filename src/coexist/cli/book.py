@@ -1,4 +1,4 @@
-"""``coexist figures``, ``claims``, ``book``, ``pages`` and ``pdf``: the book's
+"""``coexist figures``, ``claims``, ``book``, ``pages``, ``prose`` and ``pdf``: the book's
 commands."""
 
 from __future__ import annotations
@@ -113,6 +113,25 @@ def _pages(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _prose(args: argparse.Namespace) -> int:
+    """``coexist prose``: how long the built book reads (the landing page's answer, its
+    sentences, the prose before each figure page's method) against the writing rules'
+    goals (see :mod:`coexist.book.prose`). A report: the book's prose test holds the
+    ceilings, so a missed goal does not change the exit status."""
+    from ..book import prose
+
+    html_dir = Path(args.html)
+    if not (html_dir / "index.html").exists():
+        raise invalid("html", args.html, "a built book's HTML directory (run `make book`)")
+    try:
+        report = prose.measure(html_dir)
+    except (FileNotFoundError, ValueError) as e:  # a page not built, or no answer section
+        print(f"coexist prose: {e}", file=sys.stderr)
+        return 1
+    print(prose.text_report(report, top=args.top, every_page=args.all))
+    return 0
+
+
 def _pdf(args: argparse.Namespace) -> int:
     """``coexist pdf``: the built book printed as one PDF (see :mod:`coexist.book.pdf`)."""
     from ..book import pdf
@@ -186,6 +205,17 @@ def add_parsers(sub) -> None:
                     help="one page, e.g. notebooks/fig_m_f1 (repeatable)")
     pg.add_argument("--json", action="store_true", help="the table as JSON records")
     pg.set_defaults(func=_pages)
+
+    pr = sub.add_parser("prose", help="how long the built book reads: the answer's words and "
+                                      "numbers, long sentences, prose before each figure's "
+                                      "method, against the writing rules' goals")
+    pr.add_argument("--html", default=str(Path("_build") / "html"),
+                    help="the built book's HTML directory (default: _build/html)")
+    pr.add_argument("--top", type=number("top", int, low=0, high=1000), default=10,
+                    help="the longest sentences and wordiest figure pages listed (default: 10)")
+    pr.add_argument("--all", action="store_true",
+                    help="list every sentence over the limit and every figure page")
+    pr.set_defaults(func=_prose)
 
     pd_ = sub.add_parser("pdf", help="print the built book as one PDF (headless Chromium)")
     pd_.add_argument("--html", default=str(Path("_build") / "html"),

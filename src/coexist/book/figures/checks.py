@@ -101,7 +101,7 @@ def check_size(svg: str, figure_id: str) -> None:
     fonts = [float(f) for f in re.findall(r'font-size="([0-9.]+)px"', svg)]
     if width > COLUMN:
         raise FigureError(f"{figure_id} is {width:g} px wide; valid: at most the text "
-                          f"column's {COLUMN} px (stack its panels, put legends below)")
+                          f"column's {COLUMN} px (stack its panels, put legends above them)")
     if fonts and min(fonts) < MIN_FONT:
         raise FigureError(f"{figure_id} has text of {min(fonts):g} px; valid: at least "
                           f"{MIN_FONT} px")

@@ -8,7 +8,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from .theme import FLUID_DASH, MEASURED_COLOUR
+from .glance import MEASURED_STYLE, MODEL_STYLE
+from .theme import FLUID_DASH, MEASURED_COLOUR, color_scale
 
 
 def note(text: str, font_size: int = 13) -> alt.Chart:
@@ -31,10 +32,13 @@ def panels_in_rows(panels: list, per_row: int = 2) -> alt.TopLevelMixin:
 
 def fluid_line(base: alt.Chart, y: str | alt.Y, version: str, **encode) -> alt.Chart:
     """A fluid-model curve: a thin line in its version's dash (:data:`FLUID_DASH`) with
-    small points at the runs, over ``base`` (which carries x and the data)."""
+    small points at the runs, over ``base`` (which carries x and the data). Its mark style
+    names it a model, so :func:`~.glance.check_layer_order` keeps it under measured points;
+    for its legend to show the dash, encode ``strokeDash`` as the colour is (field and
+    title alike, scale :func:`~.theme.dash_scale`)."""
     if version not in FLUID_DASH:
         raise ValueError(f"version={version!r}: valid values are {', '.join(FLUID_DASH)}")
-    return base.mark_line(strokeDash=FLUID_DASH[version], strokeWidth=1.5,
+    return base.mark_line(strokeDash=FLUID_DASH[version], strokeWidth=1.5, style=MODEL_STYLE,
                           point=alt.OverlayMarkDef(size=18)).encode(y=y, **encode)
 
 
@@ -51,18 +55,36 @@ def measured_marks(base: alt.Chart, y: str, lo: str, hi: str, *, tooltip: list |
     (``n_runs``) appended. ``hollow`` draws an open point in the colour on a thin bar: a
     measurement shown but not used (where colour already says something else, e.g. the
     algorithm, and grey cannot mark it). Returns the bar and the point, to be layered in
-    that order.
+    that order, after every model layer (their mark style names them measured, which
+    :func:`~.glance.check_layer_order` checks).
     """
     fixed = {"color": color} if color else {}
     tip = [*(tooltip or []), alt.Tooltip(f"{lo}:Q", format=".3g", title="smallest run"),
            alt.Tooltip(f"{hi}:Q", format=".3g", title="largest run"),
            alt.Tooltip("n_runs:Q", title="runs")]
-    bar = base.mark_rule(strokeWidth=1 if hollow else 2, **fixed).encode(
-        y=f"{lo}:Q", y2=f"{hi}:Q")
+    bar = base.mark_rule(strokeWidth=1 if hollow else 2, style=MEASURED_STYLE,
+                         **fixed).encode(y=f"{lo}:Q", y2=f"{hi}:Q")
     outline = {"strokeWidth": 1.8} if hollow else {"stroke": MEASURED_COLOUR,
                                                    "strokeWidth": 0.6}
-    dot = base.mark_point(filled=not hollow, size=size, shape=shape, **outline,
-                          **fixed).encode(y=f"{y}:Q", tooltip=tip)
+    dot = base.mark_point(filled=not hollow, size=size, shape=shape, style=MEASURED_STYLE,
+                          **outline, **fixed).encode(y=f"{y}:Q", tooltip=tip)
     if where is not None:
         bar, dot = bar.transform_filter(where), dot.transform_filter(where)
     return bar, dot
+
+
+def series_key(field: str, curves: list[str], points: list[str],
+               **legend) -> tuple[alt.Color, alt.StrokeDash, alt.Shape]:
+    """Colour, dash and shape encodings of ``field`` that share one legend in which each
+    curve is drawn as a stroke in its dash (a fluid-model version's :data:`FLUID_DASH`,
+    the others solid) and each series of points as a dot: encode the curves' layers with
+    the colour and the dash, the points' with the colour and the shape. ``legend`` sets the
+    legend's own properties (orient, columns)."""
+    domain = [*curves, *points]
+    key = alt.Legend(symbolSize=250, symbolStrokeWidth=2, symbolOpacity=1, **legend)
+    colour = alt.Color(f"{field}:N", title=None, scale=color_scale(domain), legend=key)
+    dash = alt.StrokeDash(f"{field}:N", title=None, legend=key, scale=alt.Scale(
+        domain=domain, range=[FLUID_DASH.get(c, [1, 0]) for c in curves] + [[1, 0]] * len(points)))
+    shape = alt.Shape(f"{field}:N", title=None, legend=key, scale=alt.Scale(
+        domain=domain, range=["stroke"] * len(curves) + ["circle"] * len(points)))
+    return colour, dash, shape

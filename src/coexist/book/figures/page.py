@@ -11,6 +11,7 @@ import pandas as pd
 from ...measured import comparison, run_length
 from .. import claims
 from .origins import provenance, rerun_box
+from .phone import phone_svg, with_phone
 from .rendering import render
 
 
@@ -72,7 +73,8 @@ def longer_run_report(figure_id: str, prefix: str, moves: pd.DataFrame, *, durat
 
 
 def show(chart, figure_id: str) -> None:
-    """Show a figure (a chart, or HTML) and its provenance line under it.
+    """Show a figure (a chart, or HTML) and its provenance line under it. A chart carries
+    its phone drawing (:mod:`.phone`), which the built book serves to narrow screens.
 
     Both are glued too, as ``<key>_figure`` and ``<key>_provenance`` (key:
     :func:`page_key`): a page laid out as a paper places them at its top, the figure with
@@ -85,7 +87,11 @@ def show(chart, figure_id: str) -> None:
     """
     from IPython.display import SVG, Markdown, display
 
-    shown = SVG(render(chart)[1]) if isinstance(chart, alt.TopLevelMixin) else chart
+    if isinstance(chart, alt.TopLevelMixin):
+        spec, svg = render(chart)
+        shown = SVG(with_phone(svg, phone_svg(spec)))
+    else:
+        shown = chart
     line = Markdown(provenance(figure_id))
     display(shown)
     display(line)

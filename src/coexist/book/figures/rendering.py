@@ -12,6 +12,7 @@ import altair as alt
 import pandas as pd
 
 from .checks import check_campaigns, check_craft, check_facet_grid, check_size
+from .glance import check_glance
 from .theme import SUBTITLE_CHARS, TITLE_CHARS
 
 
@@ -60,14 +61,15 @@ def save(chart: alt.TopLevelMixin, table: pd.DataFrame, figure_id: str, out_dir:
     An empty ``out_dir`` (a page of the book) writes into the directory ``coexist book``
     keeps for its figures, and nothing outside such a build: the chart is shown inline only.
     Either way the chart is checked first (:func:`check_facet_grid`, :func:`check_size`,
-    :func:`check_craft`),
-    and so are the campaigns the notebook has read (:func:`check_campaigns`).
+    :func:`check_craft`, and that it reads at a glance, :func:`check_glance`), and so are
+    the campaigns the notebook has read (:func:`check_campaigns`).
     """
     from ...core.paths import tables_dir
 
     spec, svg = render(chart)
     check_size(svg, figure_id)
     check_craft(spec, svg, figure_id)
+    check_glance(spec, svg, figure_id)
     check_campaigns(figure_id)
     if not out_dir:
         book_tables = tables_dir()

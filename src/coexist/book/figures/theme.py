@@ -25,15 +25,22 @@ PALETTE = {
     "Mishra et al. (sync)": "#7570b3",
     "Mishra et al. (desync)": "#e7298a",
     "Mishra et al.": "#7570b3",
-    "Ware et al.": "#66a61e",
+    "Ware et al.": "#78a500",
     "fair share": "#666666",
     "measured (this testbed)": "#222222",
-    run_length.study_label(run_length.LENGTHS_S[-1]): "#0571b0",
+    run_length.study_label(run_length.LENGTHS_S[-1]): "#0f87b4",
     run_length.NOT_SETTLED: "#a0a0a0",
     versions.PUBLISHED.name: "#e6ab02",
-    versions.RTPROP_EXPIRY.name: "#a6761d",
-    versions.BOTH.name: "#1f78b4",
+    versions.RTPROP_EXPIRY.name: "#a50f15",
+    versions.CUBIC_RECOVERY.name: "#690069",
+    versions.BOTH.name: "#003c78",
 }
+#: the colours of series no entry of :data:`PALETTE` names (Vega's ``category`` range), in
+#: order: Tableau's ten with its teal, brown and pink moved so that every two are at least
+#: ``glance.MIN_COLOUR_DIFFERENCE`` apart (its red and pink were 18 apart), the pink deepened
+#: to a magenta a thin line shows on white
+CATEGORY = ["#4c78a8", "#f58518", "#e45756", "#69b4b4", "#54a24b", "#eeca3b", "#b279a2",
+            "#c30069", "#87694b", "#bab0ac"]
 #: The fluid model's first two versions: as published (eq. 9 only lowers
 #: RTprop) and with Linux BBR's RTprop filter expiring, keyed by ``rtprop_expiry``.
 FLUID = {False: versions.PUBLISHED.name, True: versions.RTPROP_EXPIRY.name}
@@ -63,9 +70,11 @@ def _theme() -> alt.theme.ThemeConfig:
             "axis": {"labelFontSize": 12, "titleFontSize": 13, "gridOpacity": 0.5},
             "header": {"labelFontSize": 12, "titleFontSize": 13},
             "text": {"fontSize": 12},
-            # below the plot: a legend at the side would take the width the panels need
+            # above the plot: a legend at the side would take the width the panels need,
+            # and one below a tall figure would be a screen away from its top panels
             "legend": {"labelFontSize": 12, "titleFontSize": 12, "labelLimit": 300,
-                       "orient": "bottom", "direction": "vertical", "columns": 2},
+                       "orient": "top", "direction": "vertical", "columns": 2},
+            "range": {"category": CATEGORY},
         }
     }
 
@@ -79,8 +88,7 @@ def setup() -> None:
 
 def color_scale(domain: list[str]) -> alt.Scale:
     """A colour scale that keeps each series' colour the same across figures."""
-    fallback = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#17becf"]
-    colours = [PALETTE.get(d, fallback[i % len(fallback)]) for i, d in enumerate(domain)]
+    colours = [PALETTE.get(d, CATEGORY[i % len(CATEGORY)]) for i, d in enumerate(domain)]
     return alt.Scale(domain=domain, range=colours)
 
 
