@@ -42,10 +42,13 @@ LAYERS: dict[str, set[str]] = {
     "analysis": {"core"},
     "data": {"core"},
     "fluid": {"core", "closed_form", "analysis"},
+    "live": {"core", "closed_form", "analysis", "fluid"},
     "testbed": {"core", "analysis", "data"},
     "measured": {"core", "closed_form", "analysis", "data", "fluid", "testbed"},
-    "book": {"core", "closed_form", "analysis", "data", "fluid", "testbed", "measured"},
-    "cli": {"core", "closed_form", "analysis", "data", "fluid", "testbed", "measured", "book"},
+    "book": {"core", "closed_form", "analysis", "data", "fluid", "live", "testbed",
+             "measured"},
+    "cli": {"core", "closed_form", "analysis", "data", "fluid", "live", "testbed", "measured",
+            "book"},
 }
 
 
