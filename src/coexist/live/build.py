@@ -1,4 +1,5 @@
-"""How ``kernel.wasm`` is made from ``kernel.c``, and the check that it was.
+"""How ``kernel.wasm`` is made from ``kernel.c`` and ``fma_math.c``, and the check that it
+was.
 
 The page's engine is committed as built (``kernel.wasm``, about 27 kB), not built by
 ``make book``, for three reasons:
@@ -18,11 +19,12 @@ The flags: no fast-math and ``-ffp-contract=off`` (no fused multiply-add but the
 explicit ones of the kernel's cube), so every operation rounds as in the Numba kernel;
 ``-nostartfiles`` and ``--no-entry``, a library of three exported functions with no WASI
 start-up; ``--strip-all``, no names or producers section (fewer bytes, nothing of the build
-machine). The math functions (exp, pow, log, fmod, fma) are musl's, linked statically from
-wasi-libc: the same algorithms as glibc's, which the native kernel calls. The module then
-imports nothing, which the engine checks when it loads it.
+machine). exp and pow are ``fma_math.c``'s, glibc's algorithms with glibc's fused
+operations, so they return the native kernel's bits where musl's differ in the last one;
+log, fmod and fma are musl's, linked statically from wasi-libc. The module then imports
+nothing, which the engine checks when it loads it.
 
-``python -m coexist.live.build`` rebuilds ``kernel.wasm`` (commit it with ``kernel.c``).
+``python -m coexist.live.build`` rebuilds ``kernel.wasm`` (commit it with its sources).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOURCE = HERE / "kernel.c"
+SOURCES = (HERE / "kernel.c", HERE / "fma_math.c")
 WASM = HERE / "kernel.wasm"
 #: the toolchain whose output is committed: clang's version and the Debian packages
 TOOLCHAIN = {"clang": "14.0.6", "debian": ("clang", "lld", "wasi-libc",
@@ -62,23 +64,24 @@ def toolchain() -> tuple[str | None, str]:
     return clang, ""
 
 
-def compile_wasm(source: Path, out: Path) -> Path:
-    """Compile ``source`` with the pinned flags into ``out``; an error naming the missing
+def compile_wasm(sources: tuple[Path, ...], out: Path) -> Path:
+    """Compile ``sources`` with the pinned flags into ``out``; an error naming the missing
     part of the toolchain, or the compiler's message."""
     clang, why = toolchain()
     if clang is None:
         raise RuntimeError(f"cannot build the page's engine: {why}")
-    done = subprocess.run([clang, *FLAGS, "-o", str(out), str(source), "-lm"],
+    done = subprocess.run([clang, *FLAGS, "-o", str(out), *map(str, sources), "-lm"],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"clang failed on {source.name}:\n{done.stderr.strip()}")
+        raise RuntimeError(f"clang failed on {', '.join(s.name for s in sources)}:\n"
+                           f"{done.stderr.strip()}")
     return out
 
 
-def rebuilt_bytes(source: Path = SOURCE) -> bytes:
-    """What the pinned toolchain makes of ``source``, built in a scratch directory."""
+def rebuilt_bytes(sources: tuple[Path, ...] = SOURCES) -> bytes:
+    """What the pinned toolchain makes of ``sources``, built in a scratch directory."""
     with tempfile.TemporaryDirectory() as tmp:
-        return compile_wasm(source, Path(tmp) / "kernel.wasm").read_bytes()
+        return compile_wasm(sources, Path(tmp) / "kernel.wasm").read_bytes()
 
 
 def main() -> int:

@@ -6,9 +6,11 @@
  * kernel's), and the sampled traces (every `every` steps: the selected per-flow variables
  * and the link's queue, loss signal and arrival rate). Sampling only copies values, so a
  * run's arithmetic is the same with or without traces. Compiled without -ffast-math and
- * with -ffp-contract=off, so every operation rounds as in the compiled Python kernel; the
- * only library functions are exp, pow, log, fmod and fma (musl's, linked statically from
- * wasi-libc), and the module imports nothing: memory comes from an arena of its own.
+ * with -ffp-contract=off, so every operation rounds as in the compiled Python kernel. Its
+ * exp, pow and fma are fma_math.c's: exp and pow give glibc's bits (the native kernel's);
+ * log (of the constant 0.9) and fmod are musl's, linked statically from wasi-libc, and exact
+ * or correctly rounded. The module imports nothing: memory comes from an arena of its
+ * own.
  *
  * Units as the kernel's: ms, packets, packets per ms.
  */
@@ -25,6 +27,10 @@ enum { N_FIELDS = 12 }; /* x, w, tau, xbtl, xmax, tmin, mprt, v, xpcg, mdwn, mcr
 #define LOSS_ABRUPTNESS 100.0
 
 typedef int64_t i64;
+
+double live_exp(double x);           /* fma_math.c */
+double live_pow(double x, double y); /* fma_math.c */
+double live_fma(double a, double b, double c); /* fma_math.c: fma, correctly rounded */
 
 /* ---- memory: a bump arena above the static data, reset before each run ---- */
 extern unsigned char __heap_base;
@@ -55,29 +61,29 @@ EXPORT("live_reset") void live_reset(void) { arena_top = (uintptr_t)&__heap_base
 static inline double sig(double x, double k) {
     if (k * x > 40.0) return 1.0;
     if (k * x < -40.0) return 0.0;
-    if (x >= 0.0) return 1.0 / (1.0 + exp(-k * x));
-    return 1.0 - 1.0 / (1.0 + exp(k * x));
+    if (x >= 0.0) return 1.0 / (1.0 + live_exp(-k * x));
+    return 1.0 - 1.0 / (1.0 + live_exp(k * x));
 }
 /* sig(x) and sig(-x) from one exponential (smooth.sig_both) */
 static inline void sig_both(double x, double k, double *pos, double *neg) {
     if (k * x > 40.0) { *pos = 1.0; *neg = 0.0; return; }
     if (k * x < -40.0) { *pos = 0.0; *neg = 1.0; return; }
-    if (x >= 0.0) { double s = 1.0 / (1.0 + exp(-k * x)); *pos = s; *neg = 1.0 - s; return; }
-    double s = 1.0 / (1.0 + exp(k * x));
+    if (x >= 0.0) { double s = 1.0 / (1.0 + live_exp(-k * x)); *pos = s; *neg = 1.0 - s; return; }
+    double s = 1.0 / (1.0 + live_exp(k * x));
     *pos = 1.0 - s;
     *neg = s;
 }
 /* x^3 with pow's bits: exact in double-double, pow near a rounding midpoint
    (published._cube) */
 static inline double cube(double x) {
-    double p = x * x, e = fma(x, x, -p), hi = p * x, e2 = fma(p, x, -hi);
+    double p = x * x, e = live_fma(x, x, -p), hi = p * x, e2 = live_fma(p, x, -hi);
     double lo = e2 + e * x, r = hi + lo;
     lo = lo - (r - hi);
     double q = (4503599627370496.0 + 1.0) * r;
     double ufp = fabs(q - (1.0 - 0x1p-53) * q);
     if (!(1e-290 < fabs(r) && fabs(r) < 1e290) || fabs(r) == ufp ||
         fabs(lo) > 0.46 * 0x1p-52 * ufp)
-        return pow(x, 3.0);
+        return live_pow(x, 3.0);
     return r;
 }
 static inline double idc(double x) { return x >= 0.0 ? 1.0 : 0.0; }
@@ -231,7 +237,7 @@ int live_run(int32_t n, int32_t n_steps32, int32_t start32, int32_t every32, int
                         s[i] = s[i] + h * (1.0 - lost * s[i]);
                     }
                     if (wmax[i] != k_at[i]) {
-                        k_cubic[i] = pow(wmax[i] * 0.7 / 0.4, 1.0 / 3.0);
+                        k_cubic[i] = live_pow(wmax[i] * 0.7 / 0.4, 1.0 / 3.0);
                         k_at[i] = wmax[i];
                     }
                     double f = s[i] / 1000.0 + 2.0 - k_cubic[i];
@@ -311,7 +317,7 @@ int live_run(int32_t n, int32_t n_steps32, int32_t start32, int32_t every32, int
                         bdp = xbtl[i] * rtprop;
                         double pc_lb = pcs[lb_p];
                         double grow = (1.0 - crs) * idc(t_net - rtprop) * sig(v[i] - whi[i], SMOOTH);
-                        if (grow != 0.0) grow = grow * pow(2.0, t_net / rtprop);
+                        if (grow != 0.0) grow = grow * live_pow(2.0, t_net / rtprop);
                         double dwhi = grow - (1.0 - crs) * idc(pc_lb - 0.02) * 0.3 / dd[i] * whi[i];
                         double whi_new = dmax(whi[i] + h * dwhi, 1.15 * bdp);
                         double dwlo = ((1.0 - mcrs[i]) * (whi_new - wlo[i]) / h -
@@ -339,7 +345,7 @@ int live_run(int32_t n, int32_t n_steps32, int32_t start32, int32_t every32, int
             } else { /* eq. (4) */
                 p = (q == buffer && y > capacity) ? (1.0 - capacity / y) : 0.0;
                 p = dmax(0.0, dmin(p, 1.0));
-                pc = y > capacity ? (1.0 - capacity / y) * pow(q / buffer, LOSS_ABRUPTNESS) : 0.0;
+                pc = y > capacity ? (1.0 - capacity / y) * live_pow(q / buffer, LOSS_ABRUPTNESS) : 0.0;
                 pc = dmax(0.0, dmin(pc, 1.0));
             }
             ps[ks] = p;
