@@ -43,6 +43,10 @@ MAX_BYTES = 4 * 2 ** 30 - 2 ** 26
 SCALE = {"x": 1e3, "tau": 1e-3, "xbtl": 1e3, "xmax": 1e3, "tmin": 1e-3, "xpcg": 1e3}
 
 
+class EngineError(RuntimeError):
+    """The page's engine failed under Node (not a bad parameter: a bad build or no memory)."""
+
+
 def node() -> str | None:
     """The ``node`` on PATH, or None."""
     return shutil.which("node")
@@ -128,12 +132,12 @@ def run_arguments(a: dict, fields: tuple[str, ...] = TRACE_FIELDS,
         if done.returncode != 0:
             lines = done.stderr.strip().splitlines() or ["(no message)"]
             err = next((ln for ln in lines if ln.startswith(("Error", "RangeError"))), lines[-1])
-            raise RuntimeError(f"the page's engine failed under Node: {err}")
+            raise EngineError(f"the page's engine failed under Node: {err}")
         head = json.loads(done.stdout)
         values = np.fromfile(out, dtype="<f8")
     n_out, got = head["n_out"], tuple(head["fields"])
     if values.size != 5 + n + (len(got) * n + 3) * n_out:
-        raise RuntimeError(f"the page's engine wrote {values.size} numbers, not the "
+        raise EngineError(f"the page's engine wrote {values.size} numbers, not the "
                            f"{5 + n + (len(got) * n + 3) * n_out} of its layout")
     at = 5 + n
     traces = {}
