@@ -17,7 +17,9 @@ The page's engine is committed as built (``kernel.wasm``, about 27 kB), not buil
 
 The flags: no fast-math and ``-ffp-contract=off`` (no fused multiply-add but the two
 explicit ones of the kernel's cube), so every operation rounds as in the Numba kernel;
-``-nostartfiles`` and ``--no-entry``, a library of three exported functions with no WASI
+``-mnontrapping-fptoint``, a float's truncation to an integer in one instruction (every
+browser since 2021 has it; the kernel's ``trunc_l`` gives x86's value beyond the range
+itself); ``-nostartfiles`` and ``--no-entry``, a library of three exported functions with no WASI
 start-up; ``--strip-all``, no names or producers section (fewer bytes, nothing of the build
 machine). exp and pow are ``fma_math.c``'s, glibc's algorithms with glibc's fused
 operations, so they return the native kernel's bits where musl's differ in the last one;
@@ -44,7 +46,7 @@ TOOLCHAIN = {"clang": "14.0.6", "debian": ("clang", "lld", "wasi-libc",
                                            "libclang-rt-14-dev-wasm32")}
 SYSROOT = "/usr"  # Debian's wasi-libc: /usr/include/wasm32-wasi, /usr/lib/wasm32-wasi
 FLAGS = ("--target=wasm32-wasi", f"--sysroot={SYSROOT}", "-O2", "-ffp-contract=off",
-         "-nostartfiles", "-Wl,--no-entry", "-Wl,--strip-all")
+         "-mnontrapping-fptoint", "-nostartfiles", "-Wl,--no-entry", "-Wl,--strip-all")
 
 
 def toolchain() -> tuple[str | None, str]:

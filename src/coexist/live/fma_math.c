@@ -55,6 +55,14 @@ static inline double product_error(double a, double b, double p) {
     return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
 }
 
+/* fma(a, b, -p) for p = a b rounded: the product's rounding error, exact */
+static inline double product_rounding(double a, double b, double p) {
+    double ap = fabs(p);
+    if (fabs(a) < 0x1p995 && fabs(b) < 0x1p995 && ap < 0x1p1000 && ap > 0x1p-900)
+        return product_error(a, b, p);
+    return fma(a, b, -p);
+}
+
 /* fma(a, b, c), correctly rounded (see above) */
 double live_fma(double a, double b, double c) {
     double p = a * b;
@@ -170,14 +178,17 @@ static inline double log_inline(uint64_t ix, double *tail) {
     double z = asdouble(iz), kd = (double)k;
     double invc = __pow_log_data.tab[i].invc, logc = __pow_log_data.tab[i].logc,
            logctail = __pow_log_data.tab[i].logctail;
-    double r = live_fma(z, invc, -1.0);
+    /* fma(z, invc, -1): z/c - 1 is a double (glibc's note), so z invc - 1 is exact as the
+       rounded product less 1 (exact: Sterbenz) plus the product's error */
+    double zc = z * invc;
+    double r = (zc - 1.0) + product_rounding(z, invc, zc);
     double t1 = live_fma(kd, __pow_log_data.ln2hi, logc);
     double t2 = t1 + r;
     double lo1 = live_fma(kd, __pow_log_data.ln2lo, logctail);
     double lo2 = t1 - t2 + r;
     double ar = A[0] * r, ar2 = r * ar, ar3 = r * ar2;
     double hi = t2 + ar2;
-    double lo3 = live_fma(ar, r, -ar2);
+    double lo3 = product_rounding(r, ar, ar2); /* fma(ar, r, -ar2) */
     double lo4 = t2 - hi + ar2;
     /* p = ar3 (A1 + r A2 + ar2 (A3 + r A4 + ar2 (A5 + r A6))), its last product fused
        into lo's sum */
@@ -242,7 +253,7 @@ double live_pow(double x, double y) {
     double lo;
     double hi = log_inline(ix, &lo);
     double ehi = y * hi;
-    double elo = live_fma(y, lo, live_fma(y, hi, -ehi));
+    double elo = live_fma(y, lo, product_rounding(y, hi, ehi)); /* fma(y, hi, -ehi) inside */
     return exp_inline(ehi, elo, sign_bias, 1);
 }
 

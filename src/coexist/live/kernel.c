@@ -102,8 +102,10 @@ static inline i64 at(i64 slot, i64 k, i64 d, i64 r) {
 }
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 static inline double dmax(double a, double b) { return a > b ? a : b; }
-/* Python's int() of a float: truncation toward zero */
-static inline i64 trunc_l(double x) { return (i64)x; }
+/* int() of a float as the native kernel computes it: truncation toward zero, and x86's
+   0x8000000000000000 for NaN and beyond the range (the saturating conversion this is
+   compiled to gives that only below it) */
+static inline i64 trunc_l(double x) { return fabs(x) < 0x1p63 ? (i64)x : INT64_MIN; }
 static double *zeros(i64 m) { return live_alloc((uint32_t)(m * (i64)sizeof(double))); }
 static i64 imin(i64 a, i64 b) { return a < b ? a : b; }
 
@@ -190,7 +192,7 @@ int live_run(int32_t n, int32_t n_steps32, int32_t start32, int32_t every32, int
     for (int j = 0; j < 5; j++) metrics[j] = 0.0;
     for (i64 i = 0; i < n; i++) {
         rate_sum[i] = 0.0;
-        d0_steps[i] = (i64)pyround(d0[i] / h);
+        d0_steps[i] = trunc_l(pyround(d0[i] / h));
         tau_steps[i] = trunc_l(dd[i] / h);
         tau2_steps[i] = trunc_l(2 * dd[i] / h);
         tauq_steps[i] = trunc_l((dd[i] - d0[i]) / h);
