@@ -14,12 +14,12 @@ import shutil
 import pytest
 
 from coexist.cli.options import commit_seed
-from coexist.live import build, compare, engine
+from coexist.live import compare, engine, wasm
 
 needs_node = pytest.mark.skipif(engine.node() is None, reason="no 'node' on PATH: the page's "
                                 "engine runs under Node (apt-get install nodejs)")
-needs_clang = pytest.mark.skipif(build.toolchain()[0] is None,
-                                 reason=f"no WebAssembly toolchain: {build.toolchain()[1]}")
+needs_clang = pytest.mark.skipif(wasm.toolchain()[0] is None,
+                                 reason=f"no WebAssembly toolchain: {wasm.toolchain()[1]}")
 #: the fast tier's sample: its seed, size and run length (s)
 FAST_SEED, FAST_COUNT, FAST_DURATION_S = 20261206, 8, 4.0
 
@@ -100,7 +100,7 @@ def test_a_wrong_engine_fails_the_comparison(where, tmp_path):
     """The comparison can fail: a copy of the engine with one constant changed, or with its
     exp one rounding off in rare arguments, differs from the native kernel."""
     sources = []
-    for src in build.SOURCES:
+    for src in wasm.SOURCES:
         dst = tmp_path / src.name
         shutil.copy(src, dst)
         if src.name == where:
@@ -109,8 +109,8 @@ def test_a_wrong_engine_fails_the_comparison(where, tmp_path):
             assert text.count(old) == 1
             dst.write_text(text.replace(old, new))
         sources.append(dst)
-    wasm = build.compile_wasm(tuple(sources), tmp_path / "kernel.wasm")
+    built = wasm.compile_wasm(tuple(sources), tmp_path / "kernel.wasm")
     if where == "fma_math.c":
-        assert "exp" in compare.libm_differences("fast", 40_000, wasm)
+        assert "exp" in compare.libm_differences("fast", 40_000, built)
     cfg = compare.config(["cubic"] * 2 + ["bbr1"] * 2, 50e6, [0.02, 0.04] * 2, 2.0, 4.0)
-    assert compare.compare(cfg, 1.0, wasm).differences
+    assert compare.compare(cfg, 1.0, built).differences

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from coexist.fluid import published, solve
-from coexist.live import build, compare
+from coexist.live import compare, wasm
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [pytest.mark.browser,
@@ -38,7 +38,7 @@ def site(tmp_path):
     root = tmp_path / "site"
     root.mkdir()
     for name in ("engine.mjs", "worker.mjs", "client.mjs", "kernel.wasm"):
-        shutil.copy(build.HERE / name, root / name)
+        shutil.copy(wasm.HERE / name, root / name)
     (root / "index.html").write_text(PAGE)
     served: list[str] = []
     handler = functools.partial(_Recorded, served, directory=str(root))

@@ -2,7 +2,7 @@
 
 ``kernel.c`` is the published reading's kernel (:func:`coexist.fluid.published.integrate`)
 in C, operation for operation; ``kernel.wasm`` is it compiled to WebAssembly (how and why it
-is committed as built: :mod:`.build`). ``engine.mjs`` loads the module with no imports from
+is committed as built: :mod:`.wasm`). ``engine.mjs`` loads the module with no imports from
 its host (a browser has no WASI) and runs it; ``worker.mjs`` runs the engine in a Web Worker
 and ``client.mjs`` is the page's side of that worker; ``run_node.mjs`` runs the worker's
 handler under Node for the command line (``coexist fluid run --engine browser``) and CI.

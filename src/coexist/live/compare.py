@@ -30,7 +30,7 @@ import numpy as np
 
 from ..fluid import published, solve
 from . import engine
-from .build import WASM
+from .wasm import WASM
 
 #: the draw's ranges: CCAs, capacities (bit/s), base RTTs (s), buffers (BDP of the shortest
 #: RTT), flows per run

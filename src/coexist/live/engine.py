@@ -25,7 +25,7 @@ import numpy as np
 from ..analysis.fairness import jain
 from ..core.params import ParameterError, invalid
 from ..fluid import solve
-from .build import WASM
+from .wasm import WASM
 
 HERE = Path(__file__).resolve().parent
 RUNNER = HERE / "run_node.mjs"

@@ -26,7 +26,7 @@ operations, so they return the native kernel's bits where musl's differ in the l
 log, fmod and fma are musl's, linked statically from wasi-libc. The module then imports
 nothing, which the engine checks when it loads it.
 
-``python -m coexist.live.build`` rebuilds ``kernel.wasm`` (commit it with its sources).
+``python -m coexist.live.wasm`` rebuilds ``kernel.wasm`` (commit it with its sources).
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def main() -> int:
     try:
         data = rebuilt_bytes()
     except RuntimeError as exc:
-        print(f"coexist.live.build: {exc}", file=sys.stderr)
+        print(f"coexist.live.wasm: {exc}", file=sys.stderr)
         return 1
     changed = not WASM.exists() or WASM.read_bytes() != data
     WASM.write_bytes(data)

@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from coexist.live import build
+from coexist.live import wasm
 
-HERE = build.HERE
+HERE = wasm.HERE
 PAGE_MODULES = ("engine.mjs", "worker.mjs", "client.mjs")
 
 
@@ -33,15 +33,15 @@ def _sections(wasm: bytes) -> list[int]:
 
 def test_the_engine_imports_nothing_from_its_host():
     """A browser has no WASI: the module has no import section (id 2)."""
-    ids = _sections(build.WASM.read_bytes())
+    ids = _sections(wasm.WASM.read_bytes())
     assert 2 not in ids and 7 in ids  # no imports; exports
 
 
-@pytest.mark.skipif(build.toolchain()[0] is None,
-                    reason=f"no WebAssembly toolchain: {build.toolchain()[1]}")
+@pytest.mark.skipif(wasm.toolchain()[0] is None,
+                    reason=f"no WebAssembly toolchain: {wasm.toolchain()[1]}")
 def test_the_committed_engine_is_its_sources_built_with_the_pinned_flags():
-    assert build.rebuilt_bytes() == build.WASM.read_bytes(), (
-        "kernel.wasm is not kernel.c and fma_math.c built: run python -m coexist.live.build "
+    assert wasm.rebuilt_bytes() == wasm.WASM.read_bytes(), (
+        "kernel.wasm is not kernel.c and fma_math.c built: run python -m coexist.live.wasm "
         "and commit kernel.wasm")
 
 
@@ -56,6 +56,6 @@ def test_the_pages_modules_load_nothing_from_another_site(name):
 
 
 def test_the_toolchain_check_names_what_is_missing(monkeypatch):
-    monkeypatch.setattr(build.shutil, "which", lambda _: None)
-    clang, why = build.toolchain()
+    monkeypatch.setattr(wasm.shutil, "which", lambda _: None)
+    clang, why = wasm.toolchain()
     assert clang is None and "wasi-libc" in why and "clang" in why
