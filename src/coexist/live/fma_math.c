@@ -63,6 +63,14 @@ static inline double product_rounding(double a, double b, double p) {
     return fma(a, b, -p);
 }
 
+/* half the gap between r and its nearer neighbour (its ulp, or half of it below a power
+   of two); 0 for a subnormal r */
+static inline double half_gap(double r) {
+    uint64_t ir = asuint64(r);
+    double half = asdouble(ir & 0x7ff0000000000000ull) * 0x1p-53;
+    return (ir & 0x000fffffffffffffull) == 0 ? half * 0.5 : half;
+}
+
 /* fma(a, b, c), correctly rounded (see above) */
 double live_fma(double a, double b, double c) {
     double p = a * b;
@@ -71,6 +79,10 @@ double live_fma(double a, double b, double c) {
     if (!(fabs(a) < 0x1p995 && fabs(b) < 0x1p995 && ap < 0x1p1000 && ap > 0x1p-900 &&
           fabs(c) < 0x1p1000))
         return fma(a, b, c);
+    /* first without the product's error pl (|pl| <= |p| 2^-53): p + c = r0 + e0 exactly,
+       and a b + c = r0 + e0 + pl rounds to r0 when e0 + pl stays inside half the gap */
+    double r0 = p + c, b0 = r0 - p, e0 = (p - (r0 - b0)) + (c - b0);
+    if (fabs(e0) + ap * 0x1p-53 < half_gap(r0)) return r0;
     double pl = product_error(a, b, p); /* a b = p + pl */
     if (pl == 0.0) return p + c;
     double s = p + c, bs = s - p, e = (p - (s - bs)) + (c - bs); /* p + c = s + e */
@@ -80,11 +92,8 @@ double live_fma(double a, double b, double c) {
     double br = r - s, er = (s - (r - br)) + (t - br); /* s + t = r + er */
     if (!(fabs(r) > 0x1p-900 && fabs(r) < 0x1p1000)) return fma(a, b, c);
     /* a b + c = r + er + dt: r is its rounding when that lies nearer r than half the
-       gap to r's neighbour on either side (ulp(r), or ulp(r)/2 below a power of two) */
-    uint64_t ir = asuint64(r);
-    double half = asdouble(ir & 0x7ff0000000000000ull) * 0x1p-53;
-    if ((ir & 0x000fffffffffffffull) == 0) half *= 0.5;
-    if (fabs(er + dt) < half) return r;
+       gap to r's neighbour on either side */
+    if (fabs(er + dt) < half_gap(r)) return r;
     return fma(a, b, c);
 }
 
