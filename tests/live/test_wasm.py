@@ -8,7 +8,7 @@ import pytest
 from coexist.live import wasm
 
 HERE = wasm.HERE
-PAGE_MODULES = ("engine.mjs", "worker.mjs", "client.mjs")
+PAGE_MODULES = ("engine.mjs", "setup.mjs", "worker.mjs", "client.mjs")
 
 
 def _sections(wasm: bytes) -> list[int]:

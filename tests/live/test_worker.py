@@ -1,6 +1,7 @@
 """The page's engine in a browser: headless Chromium loads a page from a local server, the
-page runs the engine in its Web Worker (client.mjs, worker.mjs) and gets the native
-kernel's bits back. The page's requests all go to its own server, and the server saw the
+page runs the engine in its Web Worker (client.mjs, worker.mjs), from the kernel's
+arguments and from its own set-up of a dumbbell (setup.mjs), and gets the native kernel's
+bits back. The page's requests all go to its own server, and the server saw the
 worker load the engine and the module from it."""
 
 import functools
@@ -23,8 +24,8 @@ PAGE = """<!doctype html><meta charset="utf-8"><title>engine</title>
 <script type="module">
 import { LiveEngine } from "./client.mjs";
 const live = new LiveEngine();
-window.runIt = async (args) => {
-  const r = await live.run(args);
+window.runIt = async (request) => {
+  const r = await (request.setup ? live.runDumbbell(request.setup) : live.run(request.args));
   return { metrics: Array.from(r.metrics), rate_sum: Array.from(r.rate_sum),
            x: Array.from(r.traces.x), q: Array.from(r.link.q), n_out: r.n_out };
 };
@@ -37,7 +38,7 @@ def site(tmp_path):
     """The engine's files and a page that uses them, served from 127.0.0.1."""
     root = tmp_path / "site"
     root.mkdir()
-    for name in ("engine.mjs", "worker.mjs", "client.mjs", "kernel.wasm"):
+    for name in ("engine.mjs", "setup.mjs", "worker.mjs", "client.mjs", "kernel.wasm"):
         shutil.copy(wasm.HERE / name, root / name)
     (root / "index.html").write_text(PAGE)
     served: list[str] = []
@@ -70,19 +71,25 @@ def test_the_page_runs_the_engine_in_its_worker_with_the_native_bits(site, tmp_p
     out, link, metrics, rate_sum = published.integrate(**a)
     args = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in a.items()}
     args["fields"] = ["x"]
+    setup = {"ccas": ["cubic", "bbr2"], "capacityBps": 20e6, "rttsS": [0.02, 0.04],
+             "bufferBdp": 2.0, "durationS": 2.0, "warmupS": 0.5, "stepS": cfg.step_s,
+             "sampleS": cfg.sample_s, "rtpropExpiry": True, "fields": ["x"],
+             "bbr2Phases": list(published.paper_phases(2))}
     profile = tmp_path / "profile"
     profile.mkdir()
     page = Page(CHROMIUM, f"{origin}/index.html", profile, timeout=120)
     try:
         page.wait_for("window.ready === true")
-        got = page.evaluate(f"runIt({json.dumps(args)})")
+        results = [page.evaluate(f"runIt({json.dumps(r)})")
+                   for r in ({"args": args}, {"setup": setup})]
         requests = list(page.requests)
     finally:
         page.close()
-    assert compare.same_bits(metrics, got["metrics"]).all()
-    assert compare.same_bits(rate_sum, got["rate_sum"]).all()
-    assert compare.same_bits(out[0], np.reshape(got["x"], (got["n_out"], -1))).all()
-    assert compare.same_bits(link[0], got["q"]).all()
+    for got in results:  # the kernel's arguments, and the page's own set-up of them
+        assert compare.same_bits(metrics, got["metrics"]).all()
+        assert compare.same_bits(rate_sum, got["rate_sum"]).all()
+        assert compare.same_bits(out[0], np.reshape(got["x"], (got["n_out"], -1))).all()
+        assert compare.same_bits(link[0], got["q"]).all()
     assert requests and all(r.startswith(origin) for r in requests), requests
     assert {p.rsplit("/", 1)[-1] for p in served} >= {"client.mjs", "worker.mjs",
                                                       "engine.mjs", "kernel.wasm"}, served

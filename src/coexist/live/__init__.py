@@ -3,8 +3,9 @@
 ``kernel.c`` is the published reading's kernel (:func:`coexist.fluid.published.integrate`)
 in C, operation for operation; ``kernel.wasm`` is it compiled to WebAssembly (how and why it
 is committed as built: :mod:`.wasm`). ``engine.mjs`` loads the module with no imports from
-its host (a browser has no WASI) and runs it; ``worker.mjs`` runs the engine in a Web Worker
-and ``client.mjs`` is the page's side of that worker; ``run_node.mjs`` runs the worker's
+its host (a browser has no WASI) and runs it; ``setup.mjs`` builds a run's arguments from a
+page's inputs (a dumbbell) as the Python set-up does; ``worker.mjs`` runs the engine in a Web
+Worker and ``client.mjs`` is the page's side of that worker; ``run_node.mjs`` runs the worker's
 handler under Node for the command line (``coexist fluid run --engine browser``) and CI.
 :mod:`.engine` drives it from Python: the native kernel's arguments in, its raw sums and
 sampled traces out, so tests/live can compare the two bit for bit.

@@ -1,6 +1,7 @@
 // The page's side of the engine: a Web Worker running worker.mjs, and a promise per run.
 //   const live = new LiveEngine();            // worker.mjs beside this file
 //   const result = await live.run(args);      // args as engine.mjs's Engine.run takes them
+//   const same = await live.runDumbbell({ ccas, capacityBps, rttsS, ... });  // setup.mjs
 // Runs queue in the worker one after another; `terminate` stops the worker (and the run
 // under way), for a page that abandons a run when the reader changes the settings.
 
@@ -21,12 +22,21 @@ export class LiveEngine {
     };
   }
 
-  /** The engine's result for `args`, computed in the worker. */
+  /** The engine's result for `args` (the kernel's arguments), computed in the worker. */
   run(args) {
+    return this.#post({ args });
+  }
+
+  /** The engine's result for a dumbbell as setup.mjs's `dumbbell` takes it. */
+  runDumbbell(setup) {
+    return this.#post({ setup });
+  }
+
+  #post(request) {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, args });
+      this.worker.postMessage({ id, ...request });
     });
   }
 

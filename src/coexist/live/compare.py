@@ -66,13 +66,15 @@ MIXES = (("cubic", "bbr1"), ("cubic", "bbr2"), ("reno", "bbr1"), ("bbr1", "bbr2"
          ("reno", "bbr2"), ("cubic",), ("bbr2",), ("reno", "cubic"))
 
 
-def sample(seed: int | str, count: int, duration_s: float = BOOK_DURATION_S,
-           step_s: float = BOOK_STEP_S) -> list[solve.Config]:
-    """``count`` configurations drawn with ``seed``. The mixes (:data:`MIXES`, half and half)
-    come in an order the seed shuffles, drop-tail and RED alternate, and the RTprop expiry
-    is off for two draws and on for the next two, so any four draws hold every pair of
-    the two; the seed draws the rest: flows, capacity, a spread of base RTTs (all equal, or
-    evenly from one RTT to a longer one), buffer, and CUBIC's recovery."""
+def draws(seed: int | str, count: int, duration_s: float = BOOK_DURATION_S,
+          step_s: float = BOOK_STEP_S) -> list[dict]:
+    """``count`` dumbbells drawn with ``seed``, as :func:`config`'s keywords with the base
+    RTTs as a range (``rtt_range_s``, spread evenly over the flows). The mixes
+    (:data:`MIXES`, half and half) come in an order the seed shuffles, drop-tail and RED
+    alternate, and the RTprop expiry is off for two draws and on for the next two, so any
+    four draws hold every pair of the two; the seed draws the rest: flows, capacity, a
+    spread of base RTTs (all equal, or from one RTT to a longer one), buffer, and CUBIC's
+    recovery."""
     rng = random.Random(seed)
     mixes = list(MIXES)
     rng.shuffle(mixes)
@@ -81,14 +83,25 @@ def sample(seed: int | str, count: int, duration_s: float = BOOK_DURATION_S,
         kinds = mixes[j % len(mixes)]
         n = rng.choice(FLOWS)
         n += n % len(kinds)
-        ccas = [kinds[i * len(kinds) // n] for i in range(n)]
         lo = rng.choice(RTT_S)
         hi = lo * rng.choice((1.0, 1.5, 2.0, 4.0))
-        rtts = list(np.linspace(lo, hi, n))
-        out.append(config(ccas, rng.choice(CAPACITIES_BPS), rtts, rng.choice(BUFFERS_BDP),
-                          duration_s, step_s, aqm=("droptail", "red")[j % 2],
-                          rtprop_expiry=(j // 2) % 2 == 1,
-                          cubic_recovery=rng.random() < 0.25))
+        out.append({"ccas": [kinds[i * len(kinds) // n] for i in range(n)],
+                    "capacity_bps": rng.choice(CAPACITIES_BPS), "rtt_range_s": (lo, hi),
+                    "buffer_bdp": rng.choice(BUFFERS_BDP), "duration_s": duration_s,
+                    "step_s": step_s, "aqm": ("droptail", "red")[j % 2],
+                    "rtprop_expiry": (j // 2) % 2 == 1,
+                    "cubic_recovery": rng.random() < 0.25})
+    return out
+
+
+def sample(seed: int | str, count: int, duration_s: float = BOOK_DURATION_S,
+           step_s: float = BOOK_STEP_S) -> list[solve.Config]:
+    """The configurations of :func:`draws`."""
+    out = []
+    for d in draws(seed, count, duration_s, step_s):
+        d = dict(d)
+        lo, hi = d.pop("rtt_range_s")
+        out.append(config(rtts_s=list(np.linspace(lo, hi, len(d["ccas"]))), **d))
     return out
 
 

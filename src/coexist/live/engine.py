@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import subprocess
 import tempfile
@@ -104,6 +105,12 @@ class Result:
     seconds: float
 
 
+def _error(stderr: str) -> str:
+    """The line of Node's report that says what went wrong (its thrown error's)."""
+    lines = stderr.strip().splitlines() or ["(no message)"]
+    return next((ln for ln in lines if re.match(r"\w*Error\b", ln)), lines[-1])
+
+
 def _plain(value):
     """A kernel argument as JSON takes it (NumPy arrays and scalars as Python's)."""
     if isinstance(value, np.ndarray):
@@ -130,9 +137,7 @@ def run_arguments(a: dict, fields: tuple[str, ...] = TRACE_FIELDS,
         done = subprocess.run([exe, str(RUNNER)], input=json.dumps(request), text=True,
                               capture_output=True, timeout=timeout_s, check=False)
         if done.returncode != 0:
-            lines = done.stderr.strip().splitlines() or ["(no message)"]
-            err = next((ln for ln in lines if ln.startswith(("Error", "RangeError"))), lines[-1])
-            raise EngineError(f"the page's engine failed under Node: {err}")
+            raise EngineError(f"the page's engine failed under Node: {_error(done.stderr)}")
         head = json.loads(done.stdout)
         values = np.fromfile(out, dtype="<f8")
     n_out, got = head["n_out"], tuple(head["fields"])
@@ -146,6 +151,21 @@ def run_arguments(a: dict, fields: tuple[str, ...] = TRACE_FIELDS,
         at += n_out * n
     return Result(values[:5].copy(), values[5:5 + n].copy(), traces,
                   values[at:].reshape(3, n_out), float(head["seconds"]))
+
+
+def setup_arguments(setup: dict) -> dict:
+    """The kernel's arguments a page builds from its own inputs (setup.mjs's ``dumbbell``:
+    ``ccas``, ``capacityBps``, ``rttsS`` or ``rttRange``, ``bufferBdp``, ``durationS``, ...),
+    computed by the page's JavaScript under Node."""
+    exe = node()
+    if exe is None:
+        raise ParameterError("the page's engine runs under Node: no 'node' on PATH "
+                             "(apt-get install nodejs)")
+    done = subprocess.run([exe, str(RUNNER)], input=json.dumps({"setup": setup}), text=True,
+                          capture_output=True, timeout=120, check=False)
+    if done.returncode != 0:
+        raise EngineError(f"the page's set-up failed under Node: {_error(done.stderr)}")
+    return json.loads(done.stdout)
 
 
 def run(cfg: solve.Config, warmup_s: float = 0.0,
