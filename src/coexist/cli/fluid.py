@@ -195,7 +195,9 @@ def _fluid_authors(args: argparse.Namespace, ccas: list[str], capacity: float) -
     print(f"fluid model, the authors' set-up: {len(ccas)} flows ({args.ccas}), "
           f"{capacity / 1e6:g} Mbit/s, buffer {cfg.buffer_pkts:g} packets, {args.aqm}, "
           f"{args.duration:g} s (metrics after {args.warmup:g} s), step "
-          f"{cfg.step_s * 1e6:g} us")
+          f"{cfg.step_s * 1e6:g} us"
+          + (", the page's engine (WebAssembly under Node)" if args.engine == "browser"
+             else ""))
     for key in ("queue_share", "jain", "loss", "utilization"):
         print(f"  {key:<12} {out[key]:.4f}")
     print(f"  {'jitter':<12} {out['jitter_ms']:.4f} ms")

@@ -7,7 +7,9 @@ is no tolerance: two doubles agree when their bits do (NaN agrees with NaN, whos
 WebAssembly leaves open). The kernel's library functions are the only operations whose
 bits could differ between the two builds; :func:`libm_differences` compares them with the
 native library's one by one, over the arguments the kernel gives them, so a difference
-there is named by its function.
+there is named by its function. The engine's exp and pow are glibc's as it builds them for
+x86-64 processors with FMA, which it selects at run time; on an x86 processor without FMA
+glibc's own round as musl's, and this comparison names exp and pow.
 
 Configurations come from :func:`sample`: a seeded draw over the CCAs (BBRv2 included),
 capacities, RTT spreads, buffers, both AQMs, with and without the RTprop expiry and

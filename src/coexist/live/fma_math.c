@@ -1,22 +1,22 @@
-/* exp and pow with the bits of the native kernel's: glibc's on a processor with fused
- * multiply-add.
+/* exp and pow with the bits of the native kernel's: glibc's on an x86-64 processor with
+ * fused multiply-add.
  *
- * The native kernel calls the C library's exp and pow. glibc (x86-64 with FMA, and any
- * processor where the compiler fuses a*b + c) computes them with Szabolcs Nagy's
- * algorithms (Arm's optimized-routines, MIT licence), compiled so that most a*b + c
- * are single fused operations; musl, which wasi-libc ships, has the same algorithms and
- * tables compiled without fusion, so its exp and pow differ from glibc's in the last bit
- * for about 7 arguments in 10 000. Here are the same algorithms with every fusion glibc's
- * build makes (read from GCC 12's -mfma code for glibc 2.36, which gives the library's
- * bits) written as an explicit fma(): exact in WebAssembly too, where fma is musl's
- * correctly rounded software fma. The tables are musl's own (__exp_data,
- * __pow_log_data), linked from wasi-libc, the same numbers as glibc's.
+ * The native kernel calls the C library's exp and pow. glibc computes them with Szabolcs
+ * Nagy's algorithms (Arm's optimized-routines, MIT licence), and on x86-64 processors with
+ * FMA it selects builds in which most a*b + c are single fused operations; musl, which
+ * wasi-libc ships, has the same algorithms and tables compiled without fusion, so its exp
+ * and pow differ from that glibc's in the last bit for about 7 arguments in 10 000. Here
+ * are the same algorithms with every fusion glibc's build makes (read from GCC 12's -mfma
+ * code for glibc 2.36, which gives the library's bits) written as an explicit fused
+ * operation. The tables are musl's own (__exp_data, __pow_log_data), linked from
+ * wasi-libc, the same numbers as glibc's.
  *
- * WebAssembly has no fused multiply-add instruction, and musl's exact software fma costs
- * about 25 ns, most of exp's time. live_fma returns the same correctly rounded result
- * from an error-free product and sums (Dekker, Knuth) whenever they decide the rounding,
- * and calls musl's fma in the rest (operands near over- or underflow, and a sum within a
- * small distance of a rounding boundary, a few in a million).
+ * WebAssembly has no fused multiply-add instruction, and musl's exact software fma takes
+ * about 25 ns, most of an exp's time. live_fma returns the same correctly rounded result
+ * faster: from the rounded product and the sum's exact error when they decide the
+ * rounding (most calls), else from the exact product and sums (Dekker, Knuth), and from
+ * musl's fma in the rest (operands near over- or underflow, and a sum within a tiny
+ * distance of a rounding boundary).
  *
  * This file is compiled with -ffp-contract=off, so no other operation is fused.
  */

@@ -106,7 +106,11 @@ static inline double dmax(double a, double b) { return a > b ? a : b; }
    0x8000000000000000 for NaN and beyond the range (the saturating conversion this is
    compiled to gives that only below it) */
 static inline i64 trunc_l(double x) { return fabs(x) < 0x1p63 ? (i64)x : INT64_MIN; }
-static double *zeros(i64 m) { return live_alloc((uint32_t)(m * (i64)sizeof(double))); }
+/* m zeroed doubles, or 0 beyond what 32-bit memory can hold */
+static double *zeros(i64 m) {
+    if (m < 0 || m > 0x1FFFFFFE) return 0;
+    return live_alloc((uint32_t)(m * (i64)sizeof(double)));
+}
 static i64 imin(i64 a, i64 b) { return a < b ? a : b; }
 
 /* Integrate n_steps steps of h ms (published.integrate's arguments; cca and copy_of as
@@ -145,7 +149,7 @@ int live_run(int32_t n, int32_t n_steps32, int32_t start32, int32_t every32, int
            *xbtl = zeros(n), *xmax = zeros(n), *xdel = zeros(n), *xpcg = zeros(n),
            *tmin = zeros(n), *tprt = zeros(n), *mprt = zeros(n), *mcrs = zeros(n),
            *mdwn = zeros(n), *whi = zeros(n), *wlo = zeros(n), *v = zeros(n), *tstr = zeros(n);
-    i64 *steps = live_alloc((uint32_t)(5 * n * (i64)sizeof(i64)));
+    i64 *steps = (i64 *)zeros(5 * (i64)n);
     if (!xs || !ws || !taus || !mprts || !tprts || !xmaxs || !tmins || !qs || !ys || !ps ||
         !pcs || !tstr || !steps)
         return 1;
