@@ -4,9 +4,11 @@
 in C, operation for operation; ``kernel.wasm`` is it compiled to WebAssembly (how and why it
 is committed as built: :mod:`.wasm`). ``engine.mjs`` loads the module with no imports from
 its host (a browser has no WASI) and runs it; ``setup.mjs`` builds a run's arguments from a
-page's inputs (a dumbbell) as the Python set-up does; ``worker.mjs`` runs the engine in a Web
-Worker and ``client.mjs`` is the page's side of that worker; ``run_node.mjs`` runs the worker's
-handler under Node for the command line (``coexist fluid run --engine browser``) and CI.
+page's inputs (a dumbbell) as the Python set-up does; ``worker.mjs`` runs the engine in a
+Web Worker and ``client.mjs`` is the page's side of that worker; ``closed_form.mjs`` is the
+closed form (:mod:`coexist.closed_form`'s equations with Python's bits: they need no
+rounding library function); ``run_node.mjs`` runs the worker's handler, or the closed form,
+under Node for the command line (``coexist fluid run|model ... --engine browser``) and CI.
 :mod:`.engine` drives it from Python: the native kernel's arguments in, its raw sums and
 sampled traces out, so tests/live can compare the two bit for bit.
 

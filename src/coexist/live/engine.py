@@ -199,3 +199,29 @@ def simulate(cfg: solve.Config, warmup_s: float = 0.0,
     trace = solve.Trace(cfg, t, out["x"], out["w"], out["tau"], r.link[0], r.link[1],
                         r.link[2] * 1e3, bbr)
     return trace, summary
+
+
+#: closed_form.mjs's reports run_node.mjs answers
+CLOSED_FORM_REPORTS = ("share", "nash", "twoFlow")
+
+
+def closed_form(report: str, inputs: dict | list[dict], timeout_s: float = 600.0,
+                runner: Path = RUNNER):
+    """The page's closed form (closed_form.mjs) under Node: ``report`` ("share": the
+    shares and per-flow rates of ``coexist model share``; "nash": eq. (25)'s crossings and
+    the integer equilibria of ``coexist model nash``; "twoFlow": eqs. 18-20) of one input
+    dict or of a list of them. Numbers come back as JSON's shortest round-trip digits, so
+    each reads back to the double the JavaScript computed; NaN as None. ``runner`` another
+    copy of run_node.mjs beside a changed closed_form.mjs (a test's)."""
+    if report not in CLOSED_FORM_REPORTS:
+        raise invalid("report", report, ", ".join(CLOSED_FORM_REPORTS))
+    exe = node()
+    if exe is None:
+        raise ParameterError("the page's closed form runs under Node: no 'node' on PATH "
+                             "(apt-get install nodejs)")
+    request = {"closedForm": {"report": report, "inputs": inputs}}
+    done = subprocess.run([exe, str(runner)], input=json.dumps(request), text=True,
+                          capture_output=True, timeout=timeout_s, check=False)
+    if done.returncode != 0:
+        raise EngineError(f"the page's closed form failed under Node: {_error(done.stderr)}")
+    return json.loads(done.stdout)
