@@ -9,6 +9,10 @@ Web Worker and ``client.mjs`` is the page's side of that worker; ``closed_form.m
 closed form (:mod:`coexist.closed_form`'s equations with Python's bits: they need no
 rounding library function); ``run_node.mjs`` runs the worker's handler, or the closed form,
 under Node for the command line (``coexist fluid run|model ... --engine browser``) and CI.
+``your_network.mjs`` is the "Your network" section of the WhatIf page (its controls, their
+ranges, the URL, the readouts) and ``fluid_share.mjs`` turns the engine's runs into the
+book's goodputs, shares and equilibria; the book copies this folder into its site
+(:mod:`coexist.book.sphinxext`).
 :mod:`.engine` drives it from Python: the native kernel's arguments in, its raw sums and
 sampled traces out, so tests/live can compare the two bit for bit.
 
