@@ -130,3 +130,20 @@ def test_the_book_serves_the_engine_and_the_phase_table(tmp_path):
         assert (live / src.name).read_bytes() == src.read_bytes()
     phases = json.loads((live / "bbr2_phases.json").read_text())
     assert phases == {str(n): list(published.paper_phases(n)) for n in range(2, 11)}
+
+
+def test_the_classic_script_is_the_modules_code(tmp_path):
+    """your_network.js (coexist.live.bundle) parses as a classic script and holds every
+    line of the page's modules but their import and export keywords."""
+    from coexist.live import bundle
+
+    script = tmp_path / bundle.SCRIPT
+    script.write_text(bundle.classic_script())
+    done = subprocess.run([engine.node(), "--check", str(script)], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = set(script.read_text().splitlines())
+    for module in bundle.MODULES:
+        for line in (wasm.HERE / module).read_text().splitlines():
+            if not line.startswith(("import ", "export ")) and "import.meta" not in line:
+                assert line in lines, (module, line)

@@ -97,17 +97,17 @@ def test_the_page_shows_the_native_numbers_and_stays_on_its_site(site, tmp_path)
     profile.mkdir()
     page = Page(CHROMIUM, f"{origin}/{PAGE}#{hash_}", profile, timeout=120)
     try:
-        page.wait_for("document.querySelector('#your-network .yn-readout') !== null")
+        page.wait_for("document.querySelector('#coexist-your-network .yn-readout') !== null")
         shown = page.evaluate("Object.fromEntries(Array.from(document.querySelectorAll("
-                              "'#your-network [data-value]'), (e) => [e.dataset.value, "
+                              "'#coexist-your-network [data-value]'), (e) => [e.dataset.value, "
                               "e.textContent]))")
-        page.evaluate("document.querySelector('#your-network .yn-fluid').parentElement"
+        page.evaluate("document.querySelector('#coexist-your-network .yn-fluid').parentElement"
                       ".querySelector('button').click()")
-        page.wait_for("document.querySelector('#your-network .yn-fluid').dataset.share",
+        page.wait_for("document.querySelector('#coexist-your-network .yn-fluid').dataset.share",
                       timeout=120)
         shown["fluid"] = page.evaluate(
-            "document.querySelector('#your-network .yn-fluid').dataset.share")
-        message = page.evaluate("document.querySelector('#your-network .yn-message')"
+            "document.querySelector('#coexist-your-network .yn-fluid').dataset.share")
+        message = page.evaluate("document.querySelector('#coexist-your-network .yn-message')"
                                 ".textContent")
         # the theme declares its THEBE_JS_URL twice on every page (tests/book notes it)
         requests = list(page.requests)
@@ -119,3 +119,31 @@ def test_the_page_shows_the_native_numbers_and_stays_on_its_site(site, tmp_path)
     outside = [r for r in requests if not r.startswith((origin, "data:", "blob:"))]
     assert not outside, f"the page asked for {outside[0]}"
     assert "/_static/live/kernel.wasm" in served  # the worker ran the engine from the site
+
+
+def test_opened_from_a_file_the_page_gives_the_closed_form(tmp_path):
+    """A page opened from a file runs the classic script (browsers refuse modules there):
+    the closed form shows, and the fluid model's buttons say it needs the book served."""
+    from coexist.book.browser import Page
+
+    _need((HTML / PAGE).exists(), "book not built: run `coexist book` first")
+    _need(CHROMIUM is not None, "chromium not installed: apt-get install chromium")
+    hash_ = "&".join(f"{k}={v}" for k, v in SETTING.items())
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    page = Page(CHROMIUM, f"{(HTML / PAGE).as_uri()}#{hash_}", profile, timeout=60)
+    try:
+        page.wait_for("document.querySelector('#coexist-your-network .yn-readout') !== null")
+        shown = page.evaluate("document.querySelector('#coexist-your-network "
+                              "[data-value=\"share-sync\"]').textContent")
+        buttons = page.evaluate("Array.from(document.querySelectorAll("
+                                "'#coexist-your-network button'), (b) => b.disabled)")
+        note = page.evaluate("document.querySelector('#coexist-your-network .yn-progress')"
+                             ".textContent")
+        heading = page.evaluate("document.querySelector('section#your-network h2') !== null")
+    finally:
+        page.close()
+    x = float(SETTING["buf"])
+    assert shown == f"{float(mishra.aggregate_bbr_share(x, 1, 1, synchronised=True)):.3f}"
+    assert buttons == [True, True, True] and "served" in note
+    assert heading  # the section's own heading and text stay

@@ -78,18 +78,21 @@ LIVE_PHASE_FLOWS = range(2, 11)
 
 def _copy_live(app: Sphinx, exception: Exception | None) -> None:
     """The page's engine as static files of the site (``_static/live``): its modules, the
-    committed kernel.wasm, and BBRv2's period phases for 2 to 10 flows (Python's seeded
+    committed kernel.wasm, the page's modules as one classic script (:mod:`coexist.live.bundle`:
+    it runs from a file too), and BBRv2's period phases for 2 to 10 flows (Python's seeded
     draws, :func:`coexist.fluid.published.paper_phases`), so "Your network" runs offline
     from any static server."""
     if exception is not None or app.builder.format != "html":
         return
     from ..fluid.published import paper_phases
+    from ..live import bundle
     from ..live.wasm import WASM
 
     dst = Path(app.outdir) / LIVE_DIR
     dst.mkdir(parents=True, exist_ok=True)
     for src in [*sorted(WASM.parent.glob("*.mjs")), WASM]:
         shutil.copy2(src, dst / src.name)
+    (dst / bundle.SCRIPT).write_text(bundle.classic_script(), encoding="utf-8")
     phases = {str(n): list(paper_phases(n)) for n in LIVE_PHASE_FLOWS}
     (dst / "bbr2_phases.json").write_text(json.dumps(phases) + "\n", encoding="utf-8")
 
@@ -107,6 +110,7 @@ CSS = """\
 .yn-controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; }
 .yn-controls input { width: 6rem; }
 .yn-message { color: #b00020; white-space: pre-line; }
+.yn-fluid { margin-bottom: 0.8rem; font-weight: 600; }
 """
 CSS_FILE = "coexist.css"
 

@@ -26,6 +26,9 @@ export const CONTROLS = [
   { key: "warm", label: "Warm-up (s)", value: 30, low: 0, high: 599 },
   { key: "step", label: "Step (µs)", value: 50, low: 10, high: 1000 },
 ];
+/** Why the fluid model does not run on a page opened from a file. */
+const FROM_FILE = "The fluid model runs when the book is served (any static server, e.g. "
+  + "python -m http.server in its folder): opened from a file, the browser refuses its worker.";
 /** The fluid model runs up to this many flows in the page. */
 export const FLUID_MAX_FLOWS = 10;
 
@@ -151,8 +154,10 @@ export class YourNetwork {
     this.message.textContent = bad.join("\n");
     this.root.dataset.valid = bad.length ? "no" : "yes";
     const fluidBad = bad.length ? bad : problems(s, true);
+    if (location.protocol === "file:") fluidBad.push(FROM_FILE);
     this.runShare.disabled = this.runNash.disabled = fluidBad.length > 0 || this.engine !== null;
     this.runShare.title = this.runNash.title = fluidBad[0] ?? "";
+    if (!bad.length && location.protocol === "file:") this.progress.textContent = FROM_FILE;
     if (this.fluidOut.dataset.for !== writeHash(s)) this.fluidOut.textContent = "";
     if (bad.length) {
       this.closed.textContent = "";
@@ -161,7 +166,7 @@ export class YourNetwork {
     }
     const r = closedForm(s);
     const mix = `${s.n - s.k} CUBIC and ${s.k} BBRv${s.v} flows`;
-    const net = `${s.cap} Mbit/s, RTT ${s.rtt === s.rtt2 ? s.rtt : `${s.rtt} to ${s.rtt2}`} ms, buffer ${s.buf} BDP, ${s.aqm === "red" ? "RED" : "drop-tail"}`;
+    const net = `${s.cap} Mbit/s, RTT ${s.rtt === s.rtt2 ? s.rtt : `${s.rtt} to ${s.rtt2}`} ms, buffer ${s.buf} BDP, ${s.aqm === "red" ? "RED" : "drop-tail"}${s.exp ? ", BBR's RTprop expiring as in Linux" : ""}`;
     if (r === null) {
       this.closed.textContent = "Closed form: it holds above 1 BDP only (Mishra et al.'s assumption 2); the fluid model runs here.";
     } else {
@@ -213,7 +218,12 @@ export class YourNetwork {
     const s = this.settings;
     if (problems(s, true).length) return;
     const key = writeHash(s);
-    this.engine = new LiveEngine(new URL("worker.mjs", this.base));
+    try {
+      this.engine = new LiveEngine(new URL("worker.mjs", this.base));
+    } catch (err) {
+      this.stop(`the fluid model cannot start here: ${err.message}`);
+      return;
+    }
     this.cancel.disabled = false;
     this.show();
     const started = performance.now();
@@ -260,5 +270,5 @@ export class YourNetwork {
   }
 }
 
-const root = typeof document !== "undefined" && document.getElementById("your-network");
+const root = typeof document !== "undefined" && document.getElementById("coexist-your-network");
 if (root) new YourNetwork(root);
