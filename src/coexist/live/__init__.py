@@ -12,7 +12,8 @@ under Node for the command line (``coexist fluid run|model ... --engine browser`
 ``your_network.mjs`` is the "Your network" section of the WhatIf page (its controls, their
 ranges, the URL, the readouts) and ``fluid_share.mjs`` turns the engine's runs into the
 book's goodputs, shares and equilibria; the book copies this folder into its site
-(:mod:`coexist.book.sphinxext`).
+(:mod:`coexist.book.sphinxext`) with the page's modules joined into one classic script
+(:mod:`.bundle`), which a page opened from a file still runs.
 :mod:`.engine` drives it from Python: the native kernel's arguments in, its raw sums and
 sampled traces out, so tests/live can compare the two bit for bit.
 
