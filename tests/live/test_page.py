@@ -41,13 +41,17 @@ def test_a_value_outside_its_range_gets_one_line_naming_it():
 const s = yn.readHash("#cap=5000&n=20&k=3");
 out([yn.problems(s), yn.problems(yn.readHash("#n=20&k=3"), true),
      yn.problems(yn.readHash("#n=4&k=5")), yn.problems(yn.readHash("")),
-     yn.readHash(yn.writeHash(yn.readHash("#cap=12.5&v=2&aqm=red&exp=1")))]);""")
-    beyond, fluid, mix, none, again = got
+     yn.readHash(yn.writeHash(yn.readHash("#cap=12.5&v=2&aqm=red&exp=1"))),
+     yn.readHash("#rtt=80"), yn.problems(yn.readHash("#rtt=80&rtt2=60"))]);""")
+    beyond, fluid, mix, none, again, single, spread = got
     assert beyond == ["Capacity (Mbit/s) = 5000 is outside the valid range 1 to 1000"]
     assert len(fluid) == 1 and "Flows = 20" in fluid[0] and "2 to 10" in fluid[0]
     assert mix == ["BBR flows = 5 is outside the valid range 0 to 4 (the flows)"]
     assert none == []
     assert (again["cap"], again["v"], again["aqm"], again["exp"]) == (12.5, 2, "red", 1)
+    assert single["rtt2"] == 80  # no spread unless the URL gives one
+    assert spread == ["RTT spread up to = 60 ms is outside the valid range 80 to 500 ms "
+                      "(at least the RTT)"]
 
 
 def test_the_pages_defaults_are_the_figures():

@@ -40,6 +40,7 @@ export function readHash(hash) {
     const text = given.get(c.key);
     out[c.key] = text === null ? c.value : (typeof c.value === "string" ? text : Number(text));
   }
+  if (given.get("rtt2") === null) out.rtt2 = out.rtt;  // no spread unless one is given
   return out;
 }
 
@@ -142,6 +143,8 @@ export class YourNetwork {
       const text = this.inputs[c.key].value;
       s[c.key] = typeof c.value === "string" ? text : Number(text === "" ? NaN : text);
     }
+    // without a spread, the spread's end follows the RTT
+    if (this.settings.rtt2 === this.settings.rtt && s.rtt2 === this.settings.rtt2) s.rtt2 = s.rtt;
     this.settings = s;
     history.replaceState(null, "", writeHash(s));
     this.show();
