@@ -26,12 +26,18 @@ book: $(STAMP)
 	$(BIN)/coexist book $(BOOK_FLAGS)
 
 # Debian packages the tests need: headless Chromium for the browser check; iperf3, ping,
-# ethtool, iproute2 and a C compiler for the experiment harness. Installed when missing.
+# ethtool, iproute2 and a C compiler for the experiment harness; Node, and clang, lld,
+# wasi-libc and the wasm32 compiler runtime for the page's engine (its comparison with the
+# native kernel, and the check that kernel.wasm is its sources built). Each is a command,
+# or a file, with the package that brings it; installed when missing.
 SYSTEM_TOOLS := chromium:chromium iperf3:iperf3 ping:iputils-ping ethtool:ethtool \
-	tc:iproute2 cc:gcc nsenter:util-linux
+	tc:iproute2 cc:gcc nsenter:util-linux node:nodejs clang:clang wasm-ld:lld \
+	/usr/lib/wasm32-wasi/libc.a:wasi-libc \
+	/usr/lib/llvm-14/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a:libclang-rt-14-dev-wasm32
 system-deps:
 	@missing=""; for pair in $(SYSTEM_TOOLS); do \
-	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
+	  command -v $${pair%%:*} >/dev/null 2>&1 || [ -e "$${pair%%:*}" ] || \
+	    missing="$$missing $${pair#*:}"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then echo "installing:$$missing"; apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \

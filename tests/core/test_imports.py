@@ -43,11 +43,12 @@ LAYERS: dict[str, set[str]] = {
     "data": {"core"},
     "runstore": {"core"},
     "fluid": {"core", "closed_form", "analysis", "runstore"},
+    "live": {"core", "closed_form", "analysis", "runstore", "fluid"},
     "testbed": {"core", "analysis", "data"},
     "measured": {"core", "closed_form", "analysis", "data", "runstore", "fluid", "testbed"},
-    "book": {"core", "closed_form", "analysis", "data", "runstore", "fluid", "testbed",
+    "book": {"core", "closed_form", "analysis", "data", "runstore", "fluid", "live", "testbed",
              "measured"},
-    "cli": {"core", "closed_form", "analysis", "data", "runstore", "fluid", "testbed",
+    "cli": {"core", "closed_form", "analysis", "data", "runstore", "fluid", "live", "testbed",
             "measured", "book"},
 }
 

@@ -3,7 +3,8 @@ a CDN, and re-read a page that quotes a notebook's claims whenever that notebook
 
 MathJax 3 comes from the pinned ``django-static-mathjax`` wheel (it ships the ``es5``
 bundle); the SVG-output component needs no web fonts, so the book renders equations with
-no network at all. Vega, Vega-Lite and vega-embed, which the interactive chapter needs,
+no network at all. The page's engine (:mod:`coexist.live`) is copied into the site the
+same way. Vega, Vega-Lite and vega-embed, which the interactive chapter needs,
 come bundled from the pinned ``vl-convert-python`` wheel (the same versions that render
 every static SVG).
 """
@@ -69,6 +70,33 @@ def _write_vega(app: Sphinx, exception: Exception | None) -> None:
                    encoding="utf-8")
 
 
+#: where the book serves the page's engine (coexist.live's JavaScript and WebAssembly)
+LIVE_DIR = "_static/live"
+#: the flow counts the page runs BBRv2 with, whose period phases the book writes
+LIVE_PHASE_FLOWS = range(2, 11)
+
+
+def _copy_live(app: Sphinx, exception: Exception | None) -> None:
+    """The page's engine as static files of the site (``_static/live``): its modules, the
+    committed kernel.wasm, the page's modules as one classic script (:mod:`coexist.live.bundle`:
+    it runs from a file too), and BBRv2's period phases for 2 to 10 flows (Python's seeded
+    draws, :func:`coexist.fluid.model.paper_setup.paper_phases`), so "Your network" runs offline
+    from any static server."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from ..fluid.model.paper_setup import paper_phases
+    from ..live import bundle
+    from ..live.wasm import WASM
+
+    dst = Path(app.outdir) / LIVE_DIR
+    dst.mkdir(parents=True, exist_ok=True)
+    for src in [*sorted(WASM.parent.glob("*.mjs")), WASM]:
+        shutil.copy2(src, dst / src.name)
+    (dst / bundle.SCRIPT).write_text(bundle.classic_script(), encoding="utf-8")
+    phases = {str(n): list(paper_phases(n)) for n in LIVE_PHASE_FLOWS}
+    (dst / "bbr2_phases.json").write_text(json.dumps(phases) + "\n", encoding="utf-8")
+
+
 #: the book's own style: tables in the type size of a paper's tables, so a comparison of a
 #: few models fits the text column; a figure's caption in the text's colour and weight
 CSS = """\
@@ -88,6 +116,11 @@ CSS = """\
   .bd-article .coexist-headline .coexist-wide { display: none; }
   .bd-article .coexist-headline .coexist-phone { display: block; }
 }
+/* "Your network": controls that wrap on a phone, one-line messages in red */
+.yn-controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; }
+.yn-controls input { width: 6rem; }
+.yn-message { color: #b00020; white-space: pre-line; }
+.yn-fluid { margin-bottom: 0.8rem; font-weight: 600; }
 """
 CSS_FILE = "coexist.css"
 
@@ -216,6 +249,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", _forget_glue_read_before)
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_vega)
+    app.connect("build-finished", _copy_live)
     app.connect("build-finished", _write_css)
     app.connect("build-finished", _phone_figures)
     app.connect("build-finished", _write_sources)

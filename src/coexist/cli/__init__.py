@@ -41,6 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..book.runner import CheckFailed
     from ..closed_form.mishra import ModelDomainWarning
     from ..data import DataError
+    from ..live.engine import EngineError
     from ..runstore.store import StoreError
     from ..testbed.experiment import Interrupted
     from ..testbed.topology import TestbedError
@@ -54,10 +55,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ParameterError as exc:
             print(f"coexist: error: {exc}", file=sys.stderr)
             return 2
-        except (CheckFailed, TestbedError, DataError, StoreError) as exc:
-            # a failed check or harness, bad data or a bad store: one line, exit 1
+        except (CheckFailed, TestbedError, DataError, StoreError, EngineError) as exc:
+            # a failed check, harness or engine, bad data or a bad store: one line, exit 1
             where = next(name for kind, name in ((CheckFailed, ""), (TestbedError, "testbed: "),
-                                                 (DataError, "data: "), (StoreError, "store: "))
+                                                 (DataError, "data: "), (StoreError, "store: "),
+                                                 (EngineError, "engine: "))
                          if isinstance(exc, kind))
             print(f"coexist: {where}{exc}", file=sys.stderr)
             return 1

@@ -129,14 +129,54 @@ def _authors_config(args: argparse.Namespace, ccas: list[str], capacity_bps: flo
                         inflight_hi_factor=paper_setup.inflight_hi_factor(args.buffer_units))
 
 
+#: the page's engine's range (:mod:`coexist.live.engine`), checked before anything runs
+BROWSER_MIN_STEP_S = 1e-5
+
+
+def _engine_options(args: argparse.Namespace) -> None:
+    """With ``--engine browser``, every option inside the page's engine's range and Node
+    present, or one line naming the option, its value and the range."""
+    if args.engine != "browser":
+        return
+    from ..live import engine
+
+    if args.reading != "published":
+        raise invalid("reading", args.reading, "published with --engine browser (the page's "
+                      "engine runs the published reading only)")
+    if args.step is not None and args.step < BROWSER_MIN_STEP_S * (1 - 1e-9):
+        raise invalid("step", f"{args.step * 1e6:g}us", "10us to 1ms with --engine browser")
+    if args.duration > engine.MAX_DURATION_S:
+        raise invalid("duration", f"{args.duration:g}s",
+                      f"0.5s to {engine.MAX_DURATION_S:g}s with --engine browser")
+    if engine.node() is None:
+        raise ParameterError("--engine browser runs the page's engine under Node: no 'node' "
+                             "on PATH (apt-get install nodejs)")
+
+
+def _simulate(cfg, warmup_s: float, engine_name: str):
+    """The published reading's trace and the authors' metrics of ``cfg`` from the native
+    kernel or the page's engine (:func:`coexist.live.engine.simulate`, the same numbers)."""
+    from ..fluid.model import solve
+
+    if engine_name == "browser":
+        from ..live import engine
+
+        return engine.simulate(cfg, warmup_s, fields=engine.TRACE_FIELDS)
+    return solve.simulate_published(cfg, warmup_s)
+
+
 def _fluid_authors(args: argparse.Namespace, ccas: list[str], capacity: float) -> int:
     """``coexist fluid run --setup authors``: their set-up, their metrics (their
     ``analyze_trace``'s: mean queue, Jain index of the mean rates, loss, utilisation,
     jitter), as :func:`.fluid.solve.simulate_published` computes them."""
-    from ..fluid.model import published, solve
+    from ..fluid.model import published
 
     cfg = _authors_config(args, ccas, capacity)
-    _, m = solve.simulate_published(cfg, args.warmup)
+    if args.engine == "browser":
+        from ..live import engine
+
+        engine.check(cfg)  # before the run: a configuration beyond the engine's memory
+    _, m = _simulate(cfg, args.warmup, args.engine)
     shares = m["rates_pps"] / m["rates_pps"].sum()
     flows = [{"flow": i, "cca": f.cca, "source_latency_s": f.d_f, "rtt_s": f.d_p,
               "rate_bps": float(r * published.MSS_BYTES * 8), "share": float(s)}
@@ -155,7 +195,9 @@ def _fluid_authors(args: argparse.Namespace, ccas: list[str], capacity: float) -
     print(f"fluid model, the authors' set-up: {len(ccas)} flows ({args.ccas}), "
           f"{capacity / 1e6:g} Mbit/s, buffer {cfg.buffer_pkts:g} packets, {args.aqm}, "
           f"{args.duration:g} s (metrics after {args.warmup:g} s), step "
-          f"{cfg.step_s * 1e6:g} us")
+          f"{cfg.step_s * 1e6:g} us"
+          + (", the page's engine (WebAssembly under Node)" if args.engine == "browser"
+             else ""))
     for key in ("queue_share", "jain", "loss", "utilization"):
         print(f"  {key:<12} {out[key]:.4f}")
     print(f"  {'jitter':<12} {out['jitter_ms']:.4f} ms")
@@ -169,6 +211,7 @@ def _fluid(args: argparse.Namespace) -> int:
     from ..fluid.model import metrics, paper_setup, solve
 
     _setup_options(args)
+    _engine_options(args)
     ccas = _fluid_flows(args.ccas)
     capacity = quantities.rate(args.capacity, "capacity", FLUID_CAPACITY_BPS)
     if not 0 <= args.warmup < args.duration:  # before the simulation, not after it
@@ -196,7 +239,12 @@ def _fluid(args: argparse.Namespace) -> int:
                          duration_s=args.duration, aqm=args.aqm, sample_s=sample, **step,
                          rtprop_expiry=args.rtprop_expiry, cubic_recovery=args.cubic_recovery,
                          **start)
-    tr = solve.run(cfg)
+    if args.engine == "browser":
+        from ..live import engine
+
+        tr = _simulate(engine.check(cfg), 0.0, "browser")[0]
+    else:
+        tr = solve.run(cfg)
     agg = metrics.aggregate(tr, args.warmup)
     flows = metrics.per_flow(tr, args.warmup)
     if args.json:
@@ -212,7 +260,9 @@ def _fluid(args: argparse.Namespace) -> int:
           f"{args.duration:g} s "
           f"(metrics after {args.warmup:g} s), {args.reading} reading"
           + (", RTprop filter expiring as in Linux" if args.rtprop_expiry else "")
-          + (", CUBIC cutting once per loss episode" if args.cubic_recovery else ""))
+          + (", CUBIC cutting once per loss episode" if args.cubic_recovery else "")
+          + (", the page's engine (WebAssembly under Node)" if args.engine == "browser"
+             else ""))
     for key in ("jain", "loss_rate", "queue_share", "utilisation"):
         print(f"  {key:<12} {agg[key]:.4f}")
     print(f"  {'jitter':<12} {agg['jitter_s'] * 1e3:.4f} ms")
@@ -280,6 +330,11 @@ def add_parsers(sub) -> None:
                       help="published: as the authors' code integrates the equations (default; "
                            "its start, units and BBRv2 bounds); printed: the equations as "
                            "printed")
+    frun.add_argument("--engine", choices=("native", "browser"), default="native",
+                      help="native (default): the compiled kernel; browser: the page's own "
+                           "engine (its JavaScript and WebAssembly, under Node), which gives "
+                           "the same numbers: the published reading, steps from 10us, runs "
+                           "up to 600s")
     frun.add_argument("--json", action="store_true")
     frun.set_defaults(func=_fluid)
 

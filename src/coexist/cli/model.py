@@ -16,8 +16,54 @@ from .options import (
 )
 
 
-def _share(args: argparse.Namespace) -> int:
+def _browser(report: str, inputs: dict) -> dict:
+    """The page's closed form under Node (closed_form.mjs, the same doubles)."""
+    from ..live import engine
+
+    got = engine.closed_form(report, inputs)
+    # JSON writes a whole double without its ".0": the numbers are floats, the mixes ints
+    return {k: (v if v is None or k.startswith(("equilibria", "whole")) else float(v))
+            for k, v in got.items()}
+
+
+def _engine_options(args: argparse.Namespace) -> None:
+    """With ``--engine browser``, Node present, or one line saying so, before any run."""
+    if args.engine != "browser":
+        return
+    from ..live import engine
+
+    if engine.node() is None:
+        raise ParameterError("--engine browser runs the page's closed form under Node: no "
+                             "'node' on PATH (apt-get install nodejs)")
+
+
+def _native_share(args: argparse.Namespace, nc: int, nb: int) -> dict:
+    """Shares and per-flow rates of ``nc`` CUBIC and ``nb`` BBR flows from
+    coexist.closed_form (None where there is no such flow or no answer)."""
     from ..closed_form import mishra, ware
+
+    sync = mishra.multi_flow(args.buffer_bdp, nc, nb, capacity_bps=args.capacity,
+                             synchronised=True)
+    desync = mishra.multi_flow(args.buffer_bdp, nc, nb, capacity_bps=args.capacity,
+                               synchronised=False)
+    ware_share = 0.0
+    if nb > 0:
+        ware_share = float(ware.bbr_share(args.buffer_bdp, capacity_bps=args.capacity,
+                                          rtt_s=args.rtt, n_bbr=nb, duration_s=args.duration,
+                                          outside="nan"))
+    return {"bbr_share_sync": float(sync.bbr_share),
+            "bbr_share_desync": float(desync.bbr_share),
+            "ware_bbr_share": finite(ware_share),
+            "bbr_per_flow_bps_sync": finite(sync.bbr_per_flow_bps),
+            "bbr_per_flow_bps_desync": finite(desync.bbr_per_flow_bps),
+            "cubic_per_flow_bps_sync": finite(sync.cubic_per_flow_bps),
+            "cubic_per_flow_bps_desync": finite(desync.cubic_per_flow_bps)}
+
+
+def _share(args: argparse.Namespace) -> int:
+    from ..closed_form import mishra
+
+    _engine_options(args)
 
     nb = args.bbr_flows
     if args.flows is not None:
@@ -32,36 +78,32 @@ def _share(args: argparse.Namespace) -> int:
         nc = 1 if args.cubic_flows is None else args.cubic_flows
     if nc + nb < 1:
         raise ParameterError("parameters 'cubic_flows' + 'bbr_flows' must be at least 1")
-    sync = mishra.multi_flow(args.buffer_bdp, nc, nb, capacity_bps=args.capacity,
-                             synchronised=True)
-    desync = mishra.multi_flow(args.buffer_bdp, nc, nb, capacity_bps=args.capacity,
-                               synchronised=False)
+    if args.engine == "browser":
+        mishra._check_buffer(args.buffer_bdp)  # the native run's warning beyond 100 BDP
+        got = _browser("share", {"bufferBdp": args.buffer_bdp, "nCubic": nc, "nBbr": nb,
+                                 "capacityBps": args.capacity, "rttS": args.rtt,
+                                 "durationS": args.duration})
+    else:
+        got = _native_share(args, nc, nb)
     # Ware et al.'s formula leaves [0, 1] for some inputs (its ProbeRTT time can exceed the
     # run, its 4N/q term can pass 1): then it has no answer, which is reported, not an error
-    ware_share: float | None = 0.0
+    ware_share = got.pop("ware_bbr_share")
     ware_note = ""
-    if nb > 0:
-        ware_share = float(ware.bbr_share(args.buffer_bdp, capacity_bps=args.capacity,
-                                          rtt_s=args.rtt, n_bbr=nb, duration_s=args.duration,
-                                          outside="nan"))
-        if ware_share != ware_share:
-            ware_share = None
-            ware_note = ("outside [0, 1] for these inputs (its ProbeRTT time or 4N/q term "
-                         "is too large): no prediction")
+    if ware_share is None:
+        ware_note = ("outside [0, 1] for these inputs (its ProbeRTT time or 4N/q term "
+                     "is too large): no prediction")
     out = {
         "buffer_bdp": args.buffer_bdp,
         "cubic_flows": nc,
         "bbr_flows": nb,
         "capacity_bps": args.capacity,
         "rtt_s": args.rtt,
-        "bbr_share_sync": float(sync.bbr_share),
-        "bbr_share_desync": float(desync.bbr_share),
+        "bbr_share_sync": got["bbr_share_sync"],
+        "bbr_share_desync": got["bbr_share_desync"],
         "ware_bbr_share": ware_share,
         "ware_note": ware_note or None,
-        "bbr_per_flow_bps_sync": finite(sync.bbr_per_flow_bps),
-        "bbr_per_flow_bps_desync": finite(desync.bbr_per_flow_bps),
-        "cubic_per_flow_bps_sync": finite(sync.cubic_per_flow_bps),
-        "cubic_per_flow_bps_desync": finite(desync.cubic_per_flow_bps),
+        **{k: got[k] for k in ("bbr_per_flow_bps_sync", "bbr_per_flow_bps_desync",
+                               "cubic_per_flow_bps_sync", "cubic_per_flow_bps_desync")},
     }
     if args.json:
         print(json.dumps(out, indent=2))
@@ -76,14 +118,22 @@ def _share(args: argparse.Namespace) -> int:
 
 
 def _nash(args: argparse.Namespace) -> int:
-    from ..closed_form import nash
+    from ..closed_form import mishra, nash
 
-    region = nash.predicted_region(args.buffer_bdp, args.flows)
+    _engine_options(args)
     out = {"flows": args.flows, "buffer_bdp": args.buffer_bdp}
-    for bound, sync in (("sync", True), ("desync", False)):
-        cubic, bbr = nash.model_table(args.buffer_bdp, args.flows, synchronised=sync)
-        out[f"bbr_flows_{bound}"] = float(region[f"bbr_flows_{bound}"])
-        out[f"equilibria_{bound}"] = nash.equilibria(cubic, bbr)
+    if args.engine == "browser":
+        mishra._check_buffer(args.buffer_bdp)  # the native run's warning beyond 100 BDP
+        got = _browser("nash", {"bufferBdp": args.buffer_bdp, "nFlows": args.flows})
+        for bound in ("sync", "desync"):
+            out[f"bbr_flows_{bound}"] = got[f"bbr_flows_{bound}"]
+            out[f"equilibria_{bound}"] = got[f"equilibria_{bound}"]
+    else:
+        region = nash.predicted_region(args.buffer_bdp, args.flows)
+        for bound, sync in (("sync", True), ("desync", False)):
+            cubic, bbr = nash.model_table(args.buffer_bdp, args.flows, synchronised=sync)
+            out[f"bbr_flows_{bound}"] = float(region[f"bbr_flows_{bound}"])
+            out[f"equilibria_{bound}"] = nash.equilibria(cubic, bbr)
     if args.json:
         print(json.dumps(out, indent=2))
     else:
@@ -119,12 +169,20 @@ def add_parsers(sub) -> None:
                            lambda t: quantities.time(t, "duration", *DURATION_S), "duration"),
                        help="competition time for Ware's model (default 120s; a bare number "
                             "is seconds)")
+    share.add_argument("--engine", choices=("native", "browser"), default="native",
+                       help="native (default): coexist.closed_form in Python; browser: the "
+                            "page's own closed form (its JavaScript, under Node), which "
+                            "gives the same numbers")
     share.add_argument("--json", action="store_true")
     share.set_defaults(func=_share)
 
     ne = msub.add_parser("nash", help="predicted Nash equilibrium (eq. 25)")
     ne.add_argument("--flows", type=number("flows", int, low=2, high=100_000), required=True)
     ne.add_argument("--buffer-bdp", **buffer)
+    ne.add_argument("--engine", choices=("native", "browser"), default="native",
+                    help="native (default): coexist.closed_form in Python; browser: the "
+                         "page's own closed form (its JavaScript, under Node), which gives "
+                         "the same numbers")
     ne.add_argument("--json", action="store_true")
     ne.set_defaults(func=_nash)
 
