@@ -280,7 +280,8 @@ def test_every_figure_is_shown_at_its_own_size_in_a_laptop_window(tmp_path):
             page.show(html_page)
             shown = page.evaluate(
                 "Array.from(document.querySelectorAll('article img[src$=\".svg\"]')).map("
-                "i => [i.clientWidth, i.naturalWidth, i.parentElement.clientWidth])")
+                "i => [i.clientWidth, i.naturalWidth,"
+                " (i.closest('picture') || i).parentElement.clientWidth])")
             shrunk += [(html_page.stem, s, n) for s, n, _ in shown if s < n]
             narrow += [(html_page.stem, c) for _, _, c in shown if c < figures.COLUMN]
     finally:
