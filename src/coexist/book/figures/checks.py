@@ -7,6 +7,7 @@ declares. Each refuses with :class:`FigureError`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .theme import COLUMN, MIN_FONT
 
@@ -67,6 +68,21 @@ def _check_grid(row: dict, column: dict, rows: list[dict] | None) -> None:
                           f"without data: {missing}; Vega-Lite would draw the panels after "
                           "them under the wrong headings (vega/vega-lite#8675); build the "
                           "grid with alt.vconcat/alt.hconcat")
+
+
+def spec_nodes(node, skip: tuple[str, ...] = ("data", "datasets")) -> Iterator[dict]:
+    """Every mapping of a Vega-Lite spec, depth first, each before what it holds, leaving
+    out the values under ``skip`` (the data): where the spec-reading checks look for
+    layers and titles. A caller may change a node it is given before its children are
+    read (the phone drawing does)."""
+    if isinstance(node, list):
+        for item in node:
+            yield from spec_nodes(item, skip)
+    elif isinstance(node, dict):
+        yield node
+        for key, value in list(node.items()):
+            if key not in skip and isinstance(value, dict | list):
+                yield from spec_nodes(value, skip)
 
 
 def check_campaigns(figure_id: str) -> None:
@@ -155,21 +171,17 @@ def check_craft(spec: dict, svg: str, figure_id: str) -> None:
                     f"{opacity:g}, contrast {ratio:.2f} with the page; valid: at least "
                     f"{MIN_SWATCH_CONTRAST:g} (a swatch takes its first mark's opacity)")
 
-    def titles(node) -> list[str]:
-        if isinstance(node, list):
-            return [t for item in node for t in titles(item)]
-        if not isinstance(node, dict):
-            return []
+    def titles(spec: dict) -> list[str]:
         found = []
-        title = node.get("title")
-        if isinstance(title, dict):
-            for key in ("text", "subtitle"):
-                value = title.get(key, [])
-                found += [value] if isinstance(value, str) else list(value)
-        elif isinstance(title, str):
-            found.append(title)
-        return found + [t for k, v in node.items() if k not in ("data", "datasets")
-                        and isinstance(v, dict | list) for t in titles(v)]
+        for node in spec_nodes(spec):
+            title = node.get("title")
+            if isinstance(title, dict):
+                for key in ("text", "subtitle"):
+                    value = title.get(key, [])
+                    found += [value] if isinstance(value, str) else list(value)
+            elif isinstance(title, str):
+                found.append(title)
+        return found
 
     for text in titles(spec):
         if isinstance(text, str) and STATUS_TEXT.search(text):

@@ -15,7 +15,7 @@ import re
 import textwrap
 import xml.etree.ElementTree as ET
 
-from .checks import FigureError
+from .checks import FigureError, spec_nodes
 from .theme import MEASURED_COLOUR, SUBTITLE_CHARS
 
 #: the smallest CIEDE2000 difference between two colours of a chart's legends. About 2 is
@@ -210,42 +210,24 @@ def _units(layer: list) -> list[dict]:
 def check_layer_order(spec: dict, figure_id: str) -> None:
     """Refuse a layered chart that draws a model (:func:`layer_role`) after measured
     points: the model's marks would hide them. Layer the model first, the measurements last."""
-
-    def walk(node) -> None:
-        if isinstance(node, list):
-            for item in node:
-                walk(item)
-            return
-        if not isinstance(node, dict):
-            return
-        if isinstance(node.get("layer"), list):
-            roles = [layer_role(u) for u in _units(node["layer"])]
-            if "measured" in roles and "model" in roles:
-                first_measured = roles.index("measured")
-                last_model = len(roles) - 1 - roles[::-1].index("model")
-                if last_model > first_measured:
-                    raise FigureError(
-                        f"{figure_id} draws a model (layer {last_model + 1}) over measured "
-                        f"points (layer {first_measured + 1}); valid: every measured layer "
-                        "after every model layer (layer the model first)")
-        for key, value in node.items():
-            if key not in ("data", "datasets") and isinstance(value, dict | list):
-                walk(value)
-
-    walk(spec)
+    for node in spec_nodes(spec):
+        if not isinstance(node.get("layer"), list):
+            continue
+        roles = [layer_role(u) for u in _units(node["layer"])]
+        if "measured" in roles and "model" in roles:
+            first_measured = roles.index("measured")
+            last_model = len(roles) - 1 - roles[::-1].index("model")
+            if last_model > first_measured:
+                raise FigureError(
+                    f"{figure_id} draws a model (layer {last_model + 1}) over measured "
+                    f"points (layer {first_measured + 1}); valid: every measured layer "
+                    "after every model layer (layer the model first)")
 
 
 def check_subtitle_lines(spec: dict, figure_id: str) -> None:
     """Refuse a subtitle longer than :data:`MAX_SUBTITLE_LINES` lines once broken to the
     column: what it cannot say in two lines belongs in the caption."""
-
-    def walk(node) -> None:
-        if isinstance(node, list):
-            for item in node:
-                walk(item)
-            return
-        if not isinstance(node, dict):
-            return
+    for node in spec_nodes(spec):
         title = node.get("title")
         if isinstance(title, dict) and title.get("subtitle"):
             sub = title["subtitle"]
@@ -255,11 +237,6 @@ def check_subtitle_lines(spec: dict, figure_id: str) -> None:
                 raise FigureError(f"{figure_id} has a subtitle of {len(lines)} lines "
                                   f"({lines[0][:40]!r}...); valid: at most "
                                   f"{MAX_SUBTITLE_LINES} (the caption says the rest)")
-        for key, value in node.items():
-            if key not in ("data", "datasets") and isinstance(value, dict | list):
-                walk(value)
-
-    walk(spec)
 
 
 _TRANSLATE = re.compile(r"translate\(\s*[-0-9.e]+[ ,]+([-0-9.e]+)")

@@ -26,6 +26,8 @@ import re
 import textwrap
 from pathlib import Path
 
+from .checks import spec_nodes
+
 #: the width, in pixels, of the book's text column on a phone 412 px wide (the theme keeps
 #: 16 px either side; measured in the built book in headless Chromium)
 PHONE_COLUMN = 380
@@ -53,14 +55,7 @@ def phone_spec(spec: dict) -> dict:
     column one under another, and titles broken to the phone's column. The data and the
     encodings stay as they are."""
     out = copy.deepcopy(spec)
-
-    def walk(node) -> None:
-        if isinstance(node, list):
-            for item in node:
-                walk(item)
-            return
-        if not isinstance(node, dict):
-            return
+    for node in spec_nodes(out, skip=("data", "datasets", "config")):
         if "hconcat" in node:
             node["vconcat"] = node.pop("hconcat")
         if isinstance(node.get("columns"), int) and ("facet" in node or "concat" in node):
@@ -84,11 +79,7 @@ def phone_spec(spec: dict) -> dict:
                 title["subtitle"] = _wrap(title["subtitle"], PHONE_SUBTITLE_CHARS)
         elif isinstance(title, str) and len(title) > PHONE_TITLE_CHARS:
             node["title"] = _wrap(title, PHONE_TITLE_CHARS)
-        for key, value in node.items():
-            if key not in ("data", "datasets", "config") and isinstance(value, dict | list):
-                walk(value)
 
-    walk(out)
     config = out.setdefault("config", {})
     config.setdefault("view", {})["continuousWidth"] = PHONE_PANEL
     legend = config.setdefault("legend", {})
